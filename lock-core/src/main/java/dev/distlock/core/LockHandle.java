@@ -1,0 +1,91 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A held lock. Close it with try-with-resources or call {@link #release()}. After a release, or once found lost, the
+ * handle is invalid: {@link #release()} throws {@link LockReleaseException} and {@link #extend(Duration)} throws
+ * {@link LockExtendException}.
+ */
+public interface LockHandle extends AutoCloseable {
+
+	/**
+	 * The store key, template prefix included.
+	 */
+	String key();
+
+	/**
+	 * The owner token: 128 random bits, unique to this acquisition.
+	 */
+	String token();
+
+	/**
+	 * The fencing token: strictly increasing per key across holders, also after expiry. Pass it to the guarded
+	 * resource, and have it reject writes carrying a smaller token than it has seen.
+	 */
+	long fencingToken();
+
+	/**
+	 * Exclusive or shared.
+	 */
+	LockMode mode();
+
+	/**
+	 * The group this lock was acquired with, or null for a single lock.
+	 */
+	@Nullable String groupId();
+
+	/**
+	 * When the lock was acquired, by this JVM's clock.
+	 */
+	Instant acquiredAt();
+
+	/**
+	 * How long the caller waited to acquire it (lua-resty-lock's elapsed).
+	 */
+	Duration waited();
+
+	/**
+	 * The lease left, by this JVM's monotonic clock, counted conservatively from before the acquire request was sent.
+	 * Zero once released or lost.
+	 */
+	Duration remaining();
+
+	/**
+	 * Whether this handle still holds the lock as far as this JVM knows: not released, not found lost, lease not run
+	 * out. Asks no store.
+	 */
+	boolean isHeld();
+
+	/**
+	 * Throws {@link LockLostException} unless {@link #isHeld()}; call before a write that must stay exclusive.
+	 */
+	void assertHeld();
+
+	/**
+	 * Sets the lease to {@code lease} from now.
+	 * @throws LockExtendException if the handle is invalid or the store no longer holds the lock for this token
+	 */
+	void extend(Duration lease);
+
+	/**
+	 * Releases the lock. With a minimum hold that has not yet passed, the lease is shortened to end when it does.
+	 * @throws LockReleaseException if the handle is invalid or the store no longer held the lock for this token
+	 */
+	void release();
+
+	/**
+	 * Registers a callback run once if this lock is found lost.
+	 */
+	void onLost(Runnable callback);
+
+	/**
+	 * Releases the lock unless this handle was already released; a lost lock still throws.
+	 */
+	@Override
+	void close();
+
+}

@@ -1,0 +1,62 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * Lifecycle events of locks taken through a {@link LockTemplate}: for metrics, logs and the lock-lost signal. Methods
+ * run on the calling or watchdog thread and must be quick; an exception from a listener is logged and ignored.
+ */
+public interface LockListener {
+
+	/**
+	 * A lock was acquired after {@link LockHandle#waited()}.
+	 */
+	default void onAcquired(LockHandle handle) {
+	}
+
+	/**
+	 * A lock could not be acquired after all attempts.
+	 * @param skipped whether the caller skipped its work rather than failing
+	 */
+	default void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
+	}
+
+	/**
+	 * A lock was released after being held for {@code heldFor}.
+	 */
+	default void onReleased(LockHandle handle, Duration heldFor) {
+	}
+
+	/**
+	 * A release failed; the handle is invalid either way.
+	 */
+	default void onReleaseFailed(LockHandle handle, DistributedLockException error) {
+	}
+
+	/**
+	 * The watchdog extended a lease.
+	 */
+	default void onRenewed(LockHandle handle) {
+	}
+
+	/**
+	 * A held lock was found lost: a renewal or release found another owner or no lock. Work done under it since the
+	 * last successful renewal may overlap another holder's, so fencing-token checks matter here.
+	 */
+	default void onLost(LockHandle handle, LockLostException cause) {
+	}
+
+	/**
+	 * A listener that only hears lost locks.
+	 */
+	static LockListener onLost(Consumer<LockHandle> callback) {
+		return new LockListener() {
+			@Override
+			public void onLost(LockHandle handle, LockLostException cause) {
+				callback.accept(handle);
+			}
+		};
+	}
+
+}

@@ -1,0 +1,261 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * How to take a lock: lease, retries, backoff, renewal and mode. Immutable; every value is checked at construction and
+ * a bad one throws {@link InvalidLockOptionException} naming it.
+ *
+ * @param timeout the lease: how long the store keeps the lock without an extend (redislock's timeout), default 10 s
+ * @param retries how many more attempts after the first, default 0
+ * @param delay the wait before the first retry, default 50 ms
+ * @param backoffMultiplier 1.0 keeps the delay fixed; above 1 grows it by this ratio per retry (lua-resty-lock's ratio)
+ * @param maxDelay the cap on a grown delay, or null for none
+ * @param maxWait the overall limit on waiting, whatever retries remain, or null for none
+ * @param autoRenew whether a watchdog extends the lease every third of it while the lock is held
+ * @param onFailure what a guarded call does when the lock cannot be had
+ * @param mode exclusive or shared
+ * @param maxConcurrent how many holders a shared lock admits; 1 for exclusive
+ * @param holdAtLeast the minimum time the lock stays held after acquisition, even if released earlier, or null
+ * @param owner owner details stored with the lock, or null for the template's
+ */
+public record LockOptions(Duration timeout, int retries, Duration delay, double backoffMultiplier,
+		@Nullable Duration maxDelay, @Nullable Duration maxWait, boolean autoRenew, FailureMode onFailure, LockMode mode,
+		int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner) {
+
+	private static final LockOptions DEFAULTS = new Builder().build();
+
+	/**
+	 * Checks every value.
+	 */
+	public LockOptions {
+		positive("timeout", timeout);
+		positive("delay", delay);
+		if (retries < 0) {
+			throw new InvalidLockOptionException("retries", "must be 0 or more, was " + retries);
+		}
+		if (!(backoffMultiplier >= 1.0) || Double.isInfinite(backoffMultiplier)) {
+			throw new InvalidLockOptionException("backoffMultiplier",
+					"must be a finite number of at least 1.0, was " + backoffMultiplier);
+		}
+		if (maxDelay != null) {
+			positive("maxDelay", maxDelay);
+			if (maxDelay.compareTo(delay) < 0) {
+				throw new InvalidLockOptionException("maxDelay",
+						"must not be below delay (" + delay + "), was " + maxDelay);
+			}
+		}
+		if (maxWait != null) {
+			positive("maxWait", maxWait);
+		}
+		if (holdAtLeast != null) {
+			positive("holdAtLeast", holdAtLeast);
+			if (holdAtLeast.compareTo(timeout) > 0) {
+				throw new InvalidLockOptionException("holdAtLeast",
+						"must not exceed timeout (" + timeout + "), was " + holdAtLeast);
+			}
+		}
+		if (onFailure == null) {
+			throw new InvalidLockOptionException("onFailure", "must not be null");
+		}
+		if (mode == null) {
+			throw new InvalidLockOptionException("mode", "must not be null");
+		}
+		if (maxConcurrent < 1) {
+			throw new InvalidLockOptionException("maxConcurrent", "must be 1 or more, was " + maxConcurrent);
+		}
+		if (mode == LockMode.EXCLUSIVE && maxConcurrent != 1) {
+			throw new InvalidLockOptionException("maxConcurrent",
+					"applies to shared locks only; an exclusive lock has 1, was " + maxConcurrent);
+		}
+	}
+
+	/**
+	 * The defaults: 10 s lease, no retries, 50 ms delay, fixed backoff, exclusive, throw on failure.
+	 */
+	public static LockOptions defaults() {
+		return DEFAULTS;
+	}
+
+	/**
+	 * A builder starting from the defaults.
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * A builder starting from these options.
+	 */
+	public Builder toBuilder() {
+		return new Builder(this);
+	}
+
+	/**
+	 * The retry delays as a Spring {@link BackOff}: fixed when the multiplier is 1, exponential above, capped by
+	 * {@code maxDelay}. Attempt counting and the overall wait limit stay with the caller.
+	 */
+	public BackOff backOff() {
+		ExponentialBackOff backOff = new ExponentialBackOff(delay.toMillis(), backoffMultiplier);
+		backOff.setMaxInterval(maxDelay != null ? maxDelay.toMillis() : Long.MAX_VALUE);
+		backOff.setMaxElapsedTime(Long.MAX_VALUE);
+		return backOff;
+	}
+
+	private static void positive(String option, @Nullable Duration value) {
+		if (value == null) {
+			throw new InvalidLockOptionException(option, "must not be null");
+		}
+		if (value.isNegative() || value.isZero()) {
+			throw new InvalidLockOptionException(option, "must be positive, was " + value);
+		}
+	}
+
+	/**
+	 * Builds {@link LockOptions}; {@link #build()} validates.
+	 */
+	public static final class Builder {
+
+		private Duration timeout = Duration.ofSeconds(10);
+
+		private int retries;
+
+		private Duration delay = Duration.ofMillis(50);
+
+		private double backoffMultiplier = 1.0;
+
+		private @Nullable Duration maxDelay;
+
+		private @Nullable Duration maxWait;
+
+		private boolean autoRenew;
+
+		private FailureMode onFailure = FailureMode.THROW;
+
+		private LockMode mode = LockMode.EXCLUSIVE;
+
+		private int maxConcurrent = 1;
+
+		private @Nullable Duration holdAtLeast;
+
+		private @Nullable OwnerDetails owner;
+
+		private Builder() {
+		}
+
+		private Builder(LockOptions o) {
+			this.timeout = o.timeout;
+			this.retries = o.retries;
+			this.delay = o.delay;
+			this.backoffMultiplier = o.backoffMultiplier;
+			this.maxDelay = o.maxDelay;
+			this.maxWait = o.maxWait;
+			this.autoRenew = o.autoRenew;
+			this.onFailure = o.onFailure;
+			this.mode = o.mode;
+			this.maxConcurrent = o.maxConcurrent;
+			this.holdAtLeast = o.holdAtLeast;
+			this.owner = o.owner;
+		}
+
+		/** Sets the lease. */
+		public Builder timeout(Duration timeout) {
+			this.timeout = timeout;
+			return this;
+		}
+
+		/** Sets how many retries follow the first attempt. */
+		public Builder retries(int retries) {
+			this.retries = retries;
+			return this;
+		}
+
+		/** Sets the first retry delay. */
+		public Builder delay(Duration delay) {
+			this.delay = delay;
+			return this;
+		}
+
+		/** Sets the backoff ratio; 1.0 is fixed. */
+		public Builder backoffMultiplier(double backoffMultiplier) {
+			this.backoffMultiplier = backoffMultiplier;
+			return this;
+		}
+
+		/** Caps the grown delay. */
+		public Builder maxDelay(@Nullable Duration maxDelay) {
+			this.maxDelay = maxDelay;
+			return this;
+		}
+
+		/** Limits the overall wait. */
+		public Builder maxWait(@Nullable Duration maxWait) {
+			this.maxWait = maxWait;
+			return this;
+		}
+
+		/** Waits until the lock is free or {@code maxWait} has passed, retrying without a count limit. */
+		public Builder waitUpTo(Duration maxWait) {
+			this.maxWait = maxWait;
+			this.retries = Integer.MAX_VALUE;
+			return this;
+		}
+
+		/** Sets whether a watchdog renews the lease. */
+		public Builder autoRenew(boolean autoRenew) {
+			this.autoRenew = autoRenew;
+			return this;
+		}
+
+		/** Sets what a guarded call does on failure. */
+		public Builder onFailure(FailureMode onFailure) {
+			this.onFailure = onFailure;
+			return this;
+		}
+
+		/** Makes the lock exclusive (the default). */
+		public Builder exclusive() {
+			this.mode = LockMode.EXCLUSIVE;
+			this.maxConcurrent = 1;
+			return this;
+		}
+
+		/** Makes the lock shared by up to {@code maxConcurrent} holders. */
+		public Builder shared(int maxConcurrent) {
+			this.mode = LockMode.SHARED;
+			this.maxConcurrent = maxConcurrent;
+			return this;
+		}
+
+		/** Sets the mode and the shared limit together. */
+		public Builder mode(LockMode mode, int maxConcurrent) {
+			this.mode = mode;
+			this.maxConcurrent = maxConcurrent;
+			return this;
+		}
+
+		/** Sets the minimum hold. */
+		public Builder holdAtLeast(@Nullable Duration holdAtLeast) {
+			this.holdAtLeast = holdAtLeast;
+			return this;
+		}
+
+		/** Sets the owner details stored with the lock. */
+		public Builder owner(@Nullable OwnerDetails owner) {
+			this.owner = owner;
+			return this;
+		}
+
+		/** Validates and builds. */
+		public LockOptions build() {
+			return new LockOptions(timeout, retries, delay, backoffMultiplier, maxDelay, maxWait, autoRenew, onFailure,
+					mode, maxConcurrent, holdAtLeast, owner);
+		}
+
+	}
+
+}

@@ -1,0 +1,418 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.internal.HandleEvents;
+import dev.distlock.core.internal.Listeners;
+import dev.distlock.core.internal.ManagedLockHandle;
+import dev.distlock.core.internal.OwnerTokens;
+import dev.distlock.core.internal.WaitLoop;
+import dev.distlock.core.internal.Watchdog;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.ReleaseNotifier;
+import dev.distlock.core.spi.StatusQuery;
+
+/**
+ * The programmatic API: run work under a lock, or take a {@link LockHandle} to close with try-with-resources. Waiting,
+ * retries, backoff, groups and renewal happen here, once, for every provider. Thread-safe; share one per application.
+ */
+public final class LockTemplate implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(LockTemplate.class);
+
+	private final LockProvider provider;
+
+	private final LockOptions defaults;
+
+	private final String keyPrefix;
+
+	private final OwnerDetails owner;
+
+	private final Listeners listeners;
+
+	private final Watchdog watchdog;
+
+	private final LongSupplier nanoClock = System::nanoTime;
+
+	private final Set<ManagedLockHandle> held = ConcurrentHashMap.newKeySet();
+
+	private final HandleEvents events = new Events();
+
+	private LockTemplate(Builder builder) {
+		this.provider = builder.provider;
+		this.defaults = builder.defaults;
+		this.keyPrefix = builder.keyPrefix;
+		this.owner = builder.owner;
+		this.listeners = new Listeners(builder.listeners);
+		this.watchdog = new Watchdog(builder.scheduler);
+	}
+
+	/**
+	 * A template on the provider with default options.
+	 */
+	public LockTemplate(LockProvider provider) {
+		this(builder(provider));
+	}
+
+	/**
+	 * A builder for a template on the provider.
+	 */
+	public static Builder builder(LockProvider provider) {
+		return new Builder(provider);
+	}
+
+	/** Acquires with the default options; see {@link #acquire(String, LockOptions)}. */
+	public LockHandle acquire(String key) {
+		return acquire(key, defaults);
+	}
+
+	/**
+	 * Acquires the lock, waiting per the options.
+	 * @throws LockAcquisitionException if it stayed held through every attempt
+	 * @throws InvalidLockKeyException if the key is unusable
+	 * @throws LockStoreException if the store cannot be reached
+	 */
+	public LockHandle acquire(String key, LockOptions options) {
+		return tryAcquire(key, options, false).orElseThrow();
+	}
+
+	/** Like {@link #acquire(String, LockOptions)} with the default options, but empty instead of throwing. */
+	public Optional<LockHandle> tryAcquire(String key) {
+		return tryAcquire(key, defaults);
+	}
+
+	/** Like {@link #acquire(String, LockOptions)}, but returns empty when the lock stayed held. */
+	public Optional<LockHandle> tryAcquire(String key, LockOptions options) {
+		return tryAcquire(key, options, true);
+	}
+
+	/** Runs the callback under the lock with the default options; see {@link #execute(String, LockOptions, LockCallback)}. */
+	public <T extends @Nullable Object> T execute(String key, LockCallback<T> callback) {
+		return execute(key, defaults, callback);
+	}
+
+	/**
+	 * Runs the callback under the lock and releases it afterwards.
+	 * @throws LockAcquisitionException if the lock stayed held through every attempt; the callback did not run
+	 * @throws LockReleaseException if the lock was lost while the callback ran
+	 */
+	public <T extends @Nullable Object> T execute(String key, LockOptions options, LockCallback<T> callback) {
+		try (LockHandle handle = acquire(key, options)) {
+			return callback.doInLock(handle);
+		}
+	}
+
+	/**
+	 * Runs the callback under the lock if it can be had, else skips it. A null result also reads as empty.
+	 */
+	public <T> Optional<T> tryExecute(String key, LockOptions options, LockCallback<@Nullable T> callback) {
+		Optional<LockHandle> acquired = tryAcquire(key, options);
+		if (acquired.isEmpty()) {
+			return Optional.empty();
+		}
+		try (LockHandle handle = acquired.get()) {
+			return Optional.ofNullable(callback.doInLock(handle));
+		}
+	}
+
+	/**
+	 * Acquires every key as one group, all or nothing, in sorted key order so overlapping groups cannot deadlock.
+	 * @throws LockAcquisitionException if any key stayed held; then none is left locked
+	 */
+	public LockGroup acquireAll(Collection<String> keys, LockOptions options) {
+		return tryAcquireAll(keys, options, false).orElseThrow();
+	}
+
+	/** Like {@link #acquireAll}, but returns empty when a key stayed held. */
+	public Optional<LockGroup> tryAcquireAll(Collection<String> keys, LockOptions options) {
+		return tryAcquireAll(keys, options, true);
+	}
+
+	/**
+	 * Whether the key is currently held by anyone (redislock's {@code check}).
+	 */
+	public boolean isLocked(String key) {
+		String fullKey = fullKey(key);
+		return guard(fullKey, () -> provider.isLocked(fullKey));
+	}
+
+	/**
+	 * Waits until the key is not held, checking per the options' retries and backoff; takes no lock.
+	 * @throws LockHeldException if it was still held after the last check
+	 */
+	public void awaitFree(String key, LockOptions options) {
+		String fullKey = fullKey(key);
+		WaitLoop.Outcome<Boolean> outcome = WaitLoop.run(fullKey, options, notifier(), nanoClock,
+				(attempt, loop) -> guard(fullKey, () -> provider.isLocked(fullKey)) ? null : Boolean.TRUE);
+		if (outcome.value() == null) {
+			throw new LockHeldException(fullKey, outcome.attempts(), outcome.waited());
+		}
+	}
+
+	/**
+	 * The cache-stampede pattern of lua-resty-lock: read the cache; on a miss take the lock, read again (another caller
+	 * may have filled it meanwhile), and only then compute and write, so one caller computes while the rest wait.
+	 */
+	public <T> T computeIfMissing(String key, Supplier<@Nullable T> cacheRead, Supplier<T> compute,
+			Consumer<? super T> cacheWrite, LockOptions options) {
+		T cached = cacheRead.get();
+		if (cached != null) {
+			return cached;
+		}
+		try (LockHandle handle = acquire(key, options)) {
+			cached = cacheRead.get();
+			if (cached != null) {
+				return cached;
+			}
+			T value = compute.get();
+			cacheWrite.accept(value);
+			return value;
+		}
+	}
+
+	/**
+	 * The locks this template's callers hold now, in no particular order.
+	 */
+	public List<LockHandle> heldLocks() {
+		return List.copyOf(held);
+	}
+
+	/**
+	 * Releases every lock this template's callers hold. Failures are logged, not thrown.
+	 * @return how many were released cleanly
+	 */
+	public int releaseAll() {
+		int released = 0;
+		for (ManagedLockHandle handle : List.copyOf(held)) {
+			try {
+				handle.release();
+				released++;
+			}
+			catch (DistributedLockException ex) {
+				logger.warn("Release of lock '" + handle.key() + "' failed during releaseAll: " + ex.getMessage());
+			}
+		}
+		return released;
+	}
+
+	/**
+	 * The store's locks matching the query.
+	 * @throws UnsupportedOperationException if the provider has no status query
+	 */
+	public List<LockInfo> status(StatusQuery query) {
+		if (!(provider instanceof LockStatusSource source)) {
+			throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no status query");
+		}
+		return guard(query.keyPrefix(), () -> source.status(query));
+	}
+
+	/** The provider behind this template. */
+	public LockProvider provider() {
+		return provider;
+	}
+
+	/** The options used where none are given. */
+	public LockOptions defaults() {
+		return defaults;
+	}
+
+	/** The prefix put before every key. */
+	public String keyPrefix() {
+		return keyPrefix;
+	}
+
+	/**
+	 * Releases every held lock and stops the watchdog.
+	 */
+	@Override
+	public void close() {
+		releaseAll();
+		watchdog.close();
+	}
+
+	private Optional<LockHandle> tryAcquire(String key, LockOptions options, boolean skip) {
+		String fullKey = fullKey(key);
+		LockRequest request = request(fullKey, OwnerTokens.next(), options);
+		WaitLoop.Outcome<ManagedLockHandle> outcome = WaitLoop.run(fullKey, options, notifier(), nanoClock,
+				(attempt, loop) -> guard(fullKey, () -> provider.tryAcquire(request))
+					.map(lease -> handle(lease, options, null, attempt, loop))
+					.orElse(null));
+		return finish(fullKey, options, outcome, skip).map(LockHandle.class::cast);
+	}
+
+	private Optional<LockGroup> tryAcquireAll(Collection<String> keys, LockOptions options, boolean skip) {
+		List<String> sorted = keys.stream().map(this::fullKey).distinct().sorted().toList();
+		if (sorted.isEmpty()) {
+			throw new InvalidLockKeyException(null, "A lock group needs at least one key");
+		}
+		String token = OwnerTokens.next();
+		String groupId = OwnerTokens.next().substring(0, 12);
+		List<LockRequest> requests = sorted.stream().map(fullKey -> request(fullKey, token, options)).toList();
+		String label = String.join(",", sorted);
+		// Groups poll with backoff: a release signal on one key says little about the others.
+		WaitLoop.Outcome<LockGroup> outcome = WaitLoop.run(label, options, null, nanoClock,
+				(attempt, loop) -> guard(label, () -> provider.tryAcquireAll(requests)).map(leases -> {
+					List<LockHandle> handles = new ArrayList<>(leases.size());
+					for (Lease lease : leases) {
+						handles.add(handle(lease, options, groupId, attempt, loop));
+					}
+					return new LockGroup(groupId, handles);
+				}).orElse(null));
+		return finish(label, options, outcome, skip);
+	}
+
+	private <T> Optional<T> finish(String key, LockOptions options, WaitLoop.Outcome<T> outcome, boolean skip) {
+		if (outcome.value() != null) {
+			return Optional.of(outcome.value());
+		}
+		listeners.onAcquireFailed(key, options.mode(), outcome.attempts(), outcome.waited(), skip);
+		if (skip) {
+			logger.debug("Lock '" + key + "' is held elsewhere; skipping after " + outcome.attempts() + " attempt(s)");
+			return Optional.empty();
+		}
+		throw new LockAcquisitionException(key, outcome.attempts(), outcome.waited(), null);
+	}
+
+	private ManagedLockHandle handle(Lease lease, LockOptions options, @Nullable String groupId, long attemptNanos,
+			long loopNanos) {
+		Duration waited = Duration.ofNanos(nanoClock.getAsLong() - loopNanos);
+		ManagedLockHandle handle = new ManagedLockHandle(lease, options.mode(), groupId, waited, options.timeout(),
+				options.holdAtLeast(), attemptNanos, events, nanoClock);
+		held.add(handle);
+		if (options.autoRenew()) {
+			watchdog.watch(handle);
+		}
+		listeners.onAcquired(handle);
+		return handle;
+	}
+
+	private LockRequest request(String fullKey, String token, LockOptions options) {
+		OwnerDetails details = options.owner() != null ? options.owner() : owner;
+		return new LockRequest(fullKey, token, options.timeout(), options.mode(), options.maxConcurrent(), details);
+	}
+
+	private @Nullable ReleaseNotifier notifier() {
+		return provider instanceof ReleaseNotifier notifier ? notifier : null;
+	}
+
+	private String fullKey(@Nullable String key) {
+		return LockKeys.validate(keyPrefix + LockKeys.validate(key));
+	}
+
+	private <T> T guard(@Nullable String key, Supplier<T> storeCall) {
+		try {
+			return storeCall.get();
+		}
+		catch (DistributedLockException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			throw new LockStoreException(key, "Lock store '" + provider.name() + "' failed" + (key != null
+					? " for '" + key + "'" : "") + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private final class Events implements HandleEvents {
+
+		@Override
+		public void released(ManagedLockHandle handle, Duration heldFor) {
+			held.remove(handle);
+			listeners.onReleased(handle, heldFor);
+		}
+
+		@Override
+		public void releaseFailed(ManagedLockHandle handle, DistributedLockException error) {
+			held.remove(handle);
+			listeners.onReleaseFailed(handle, error);
+		}
+
+		@Override
+		public void renewed(ManagedLockHandle handle) {
+			listeners.onRenewed(handle);
+		}
+
+		@Override
+		public void lost(ManagedLockHandle handle, LockLostException cause) {
+			held.remove(handle);
+			listeners.onLost(handle, cause);
+		}
+
+	}
+
+	/**
+	 * Builds a {@link LockTemplate}.
+	 */
+	public static final class Builder {
+
+		private final LockProvider provider;
+
+		private LockOptions defaults = LockOptions.defaults();
+
+		private String keyPrefix = "";
+
+		private OwnerDetails owner = OwnerDetails.local();
+
+		private final List<LockListener> listeners = new ArrayList<>();
+
+		private @Nullable ScheduledExecutorService scheduler;
+
+		private Builder(LockProvider provider) {
+			this.provider = provider;
+		}
+
+		/** Sets the options used where none are given. */
+		public Builder defaults(LockOptions defaults) {
+			this.defaults = defaults;
+			return this;
+		}
+
+		/** Sets a prefix put before every key, such as {@code myapp:}. */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+			return this;
+		}
+
+		/** Sets the owner details stored with every lock. */
+		public Builder owner(OwnerDetails owner) {
+			this.owner = owner;
+			return this;
+		}
+
+		/** Adds a listener for lock events, such as the lock-lost signal. */
+		public Builder listener(LockListener listener) {
+			this.listeners.add(listener);
+			return this;
+		}
+
+		/** Runs renewals on this scheduler instead of the template's own daemon thread. */
+		public Builder scheduler(ScheduledExecutorService scheduler) {
+			this.scheduler = scheduler;
+			return this;
+		}
+
+		/** Builds the template. */
+		public LockTemplate build() {
+			return new LockTemplate(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,39 @@
+package dev.distlock.core;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Who holds a lock, stored beside it for status queries (mongo-lock's LockDetails). Never used for ownership checks:
+ * those compare the owner token.
+ * @param owner an application or instance name
+ * @param host the host name of the holder
+ */
+public record OwnerDetails(String owner, String host) {
+
+	private static final String LOCAL_HOST = resolveHost();
+
+	/**
+	 * Details for this JVM under the given owner name.
+	 */
+	public static OwnerDetails of(String owner) {
+		return new OwnerDetails(owner, LOCAL_HOST);
+	}
+
+	/**
+	 * Details for this JVM under the default owner name {@code distlock}.
+	 */
+	public static OwnerDetails local() {
+		return of("distlock");
+	}
+
+	private static String resolveHost() {
+		try {
+			return InetAddress.getLocalHost().getHostName();
+		}
+		catch (UnknownHostException ex) {
+			return "unknown";
+		}
+	}
+
+}

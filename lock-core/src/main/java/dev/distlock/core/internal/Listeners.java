@@ -1,0 +1,73 @@
+package dev.distlock.core.internal;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockLostException;
+import dev.distlock.core.LockMode;
+
+/**
+ * Fans events out to several listeners; one listener's exception never reaches the lock caller or the others.
+ */
+public final class Listeners implements LockListener {
+
+	private static final Log logger = LogFactory.getLog(Listeners.class);
+
+	private final List<LockListener> listeners;
+
+	/**
+	 * Fans out to these listeners, in order.
+	 */
+	public Listeners(List<LockListener> listeners) {
+		this.listeners = List.copyOf(listeners);
+	}
+
+	@Override
+	public void onAcquired(LockHandle handle) {
+		each(listener -> listener.onAcquired(handle));
+	}
+
+	@Override
+	public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
+		each(listener -> listener.onAcquireFailed(key, mode, attempts, waited, skipped));
+	}
+
+	@Override
+	public void onReleased(LockHandle handle, Duration heldFor) {
+		each(listener -> listener.onReleased(handle, heldFor));
+	}
+
+	@Override
+	public void onReleaseFailed(LockHandle handle, DistributedLockException error) {
+		each(listener -> listener.onReleaseFailed(handle, error));
+	}
+
+	@Override
+	public void onRenewed(LockHandle handle) {
+		each(listener -> listener.onRenewed(handle));
+	}
+
+	@Override
+	public void onLost(LockHandle handle, LockLostException cause) {
+		each(listener -> listener.onLost(handle, cause));
+	}
+
+	private void each(Consumer<LockListener> call) {
+		for (LockListener listener : listeners) {
+			try {
+				call.accept(listener);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock listener " + listener + " failed", ex);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,306 @@
+package dev.distlock.core.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockExtendException;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockLostException;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.spi.Lease;
+
+/**
+ * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
+ * released, lost; only held moves, and only once.
+ */
+public final class ManagedLockHandle implements LockHandle {
+
+	private static final Log logger = LogFactory.getLog(ManagedLockHandle.class);
+
+	private enum State {
+
+		HELD, RELEASED, LOST
+
+	}
+
+	private final Lease lease;
+
+	private final LockMode mode;
+
+	private final @Nullable String groupId;
+
+	private final Instant acquiredAt;
+
+	private final long acquiredNanos;
+
+	private final Duration waited;
+
+	private final Duration timeout;
+
+	private final @Nullable Duration holdAtLeast;
+
+	private final HandleEvents events;
+
+	private final LongSupplier nanoClock;
+
+	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+
+	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
+
+	private volatile long expiresAtNanos;
+
+	private volatile @Nullable ScheduledFuture<?> renewal;
+
+	/**
+	 * Wraps a granted lease.
+	 * @param requestedNanos when the successful attempt was sent; the lease is counted from then
+	 */
+	public ManagedLockHandle(Lease lease, LockMode mode, @Nullable String groupId, Duration waited, Duration timeout,
+			@Nullable Duration holdAtLeast, long requestedNanos, HandleEvents events, LongSupplier nanoClock) {
+		this.lease = lease;
+		this.mode = mode;
+		this.groupId = groupId;
+		this.acquiredAt = Instant.now();
+		this.acquiredNanos = requestedNanos;
+		this.waited = waited;
+		this.timeout = timeout;
+		this.holdAtLeast = holdAtLeast;
+		this.events = events;
+		this.nanoClock = nanoClock;
+		this.expiresAtNanos = requestedNanos + timeout.toNanos();
+	}
+
+	@Override
+	public String key() {
+		return lease.key();
+	}
+
+	@Override
+	public String token() {
+		return lease.token();
+	}
+
+	@Override
+	public long fencingToken() {
+		return lease.fencingToken();
+	}
+
+	@Override
+	public LockMode mode() {
+		return mode;
+	}
+
+	@Override
+	public @Nullable String groupId() {
+		return groupId;
+	}
+
+	@Override
+	public Instant acquiredAt() {
+		return acquiredAt;
+	}
+
+	@Override
+	public Duration waited() {
+		return waited;
+	}
+
+	/**
+	 * The lease length this handle was acquired with; the watchdog renews to it.
+	 */
+	public Duration timeout() {
+		return timeout;
+	}
+
+	@Override
+	public Duration remaining() {
+		if (state.get() != State.HELD) {
+			return Duration.ZERO;
+		}
+		return Duration.ofNanos(Math.max(0, expiresAtNanos - nanoClock.getAsLong()));
+	}
+
+	@Override
+	public boolean isHeld() {
+		return state.get() == State.HELD && nanoClock.getAsLong() - expiresAtNanos < 0;
+	}
+
+	@Override
+	public void assertHeld() {
+		if (!isHeld()) {
+			throw new LockLostException(key(), "Lock '" + key() + "' is no longer held (" + describeState() + ")",
+					null);
+		}
+	}
+
+	@Override
+	public void extend(Duration newLease) {
+		if (newLease == null || newLease.isNegative() || newLease.isZero()) {
+			throw new InvalidLockOptionException("lease", "an extension must be positive, was " + newLease);
+		}
+		if (state.get() != State.HELD) {
+			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': the handle was " + describeState(),
+					null);
+		}
+		long start = nanoClock.getAsLong();
+		boolean extended;
+		try {
+			extended = lease.extend(newLease);
+		}
+		catch (DistributedLockException ex) {
+			throw new LockExtendException(key(), "Could not extend lock '" + key() + "': " + ex.getMessage(), ex);
+		}
+		if (!extended) {
+			markLost(null);
+			throw new LockExtendException(key(),
+					"Cannot extend lock '" + key() + "': it is no longer held under this owner token", null);
+		}
+		expiresAtNanos = start + newLease.toNanos();
+	}
+
+	@Override
+	public void release() {
+		if (!state.compareAndSet(State.HELD, State.RELEASED)) {
+			throw new LockReleaseException(key(), "Cannot release lock '" + key() + "': the handle was "
+					+ describeState(), null);
+		}
+		cancelRenewal();
+		long heldNanos = nanoClock.getAsLong() - acquiredNanos;
+		boolean released;
+		try {
+			if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
+				// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
+				released = lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
+			}
+			else {
+				released = lease.release();
+			}
+		}
+		catch (DistributedLockException ex) {
+			LockReleaseException error = new LockReleaseException(key(),
+					"Could not release lock '" + key() + "': " + ex.getMessage(), ex);
+			events.releaseFailed(this, error);
+			throw error;
+		}
+		if (!released) {
+			state.set(State.LOST);
+			LockLostException lost = new LockLostException(key(),
+					"Lock '" + key() + "' was no longer held at release: its lease expired", null);
+			notifyLost(lost);
+			LockReleaseException error = new LockReleaseException(key(), "Cannot release lock '" + key()
+					+ "': it is no longer held under this owner token (its lease expired)", null);
+			events.releaseFailed(this, error);
+			throw error;
+		}
+		events.released(this, Duration.ofNanos(heldNanos));
+	}
+
+	@Override
+	public void close() {
+		if (state.get() != State.RELEASED) {
+			release();
+		}
+	}
+
+	@Override
+	public void onLost(Runnable callback) {
+		lostCallbacks.add(callback);
+		if (state.get() == State.LOST) {
+			callback.run();
+		}
+	}
+
+	/**
+	 * Attaches the watchdog's scheduled renewal, cancelled on release or loss.
+	 */
+	void attachRenewal(ScheduledFuture<?> future) {
+		this.renewal = future;
+		if (state.get() != State.HELD) {
+			future.cancel(false);
+		}
+	}
+
+	/**
+	 * One watchdog tick: extend to the full lease. A refused extend means lost. A store error is retried on the next
+	 * tick while the local lease still covers it, and means lost once it would not.
+	 */
+	void renew(Duration interval) {
+		if (state.get() != State.HELD) {
+			return;
+		}
+		long start = nanoClock.getAsLong();
+		try {
+			if (lease.extend(timeout)) {
+				expiresAtNanos = start + timeout.toNanos();
+				events.renewed(this);
+			}
+			else {
+				markLost(null);
+			}
+		}
+		catch (RuntimeException ex) {
+			if (expiresAtNanos - nanoClock.getAsLong() <= interval.toNanos()) {
+				markLost(ex);
+			}
+			else {
+				logger.debug("Renewal of lock '" + key() + "' failed; retrying on the next tick", ex);
+			}
+		}
+	}
+
+	private void markLost(@Nullable Throwable cause) {
+		if (state.compareAndSet(State.HELD, State.LOST)) {
+			cancelRenewal();
+			notifyLost(new LockLostException(key(), "Lock '" + key() + "' was lost: "
+					+ (cause != null ? "renewal failed: " + cause.getMessage() : "another owner or no lock in the store"),
+					cause));
+		}
+	}
+
+	private void notifyLost(LockLostException cause) {
+		logger.warn("Lock '" + key() + "' was lost (fencing token " + fencingToken() + ")");
+		events.lost(this, cause);
+		for (Runnable callback : lostCallbacks) {
+			try {
+				callback.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock-lost callback for '" + key() + "' failed", ex);
+			}
+		}
+	}
+
+	private void cancelRenewal() {
+		ScheduledFuture<?> future = renewal;
+		if (future != null) {
+			future.cancel(false);
+		}
+	}
+
+	private String describeState() {
+		return switch (state.get()) {
+			case HELD -> "held, but its lease ran out";
+			case RELEASED -> "already released";
+			case LOST -> "lost";
+		};
+	}
+
+	@Override
+	public String toString() {
+		return "LockHandle[key='" + key() + "', fencingToken=" + fencingToken() + ", mode=" + mode + ", state="
+				+ state.get() + "]";
+	}
+
+}

@@ -1,0 +1,76 @@
+package dev.distlock.core.internal;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Renews auto-renew leases every third of the lease, on one shared scheduler thread for all locks, never a thread per
+ * lock.
+ */
+public final class Watchdog implements AutoCloseable {
+
+	private final @Nullable ScheduledExecutorService supplied;
+
+	private volatile @Nullable ScheduledExecutorService owned;
+
+	/**
+	 * A watchdog on the given scheduler, or on its own daemon thread (started on first use) when null.
+	 */
+	public Watchdog(@Nullable ScheduledExecutorService scheduler) {
+		this.supplied = scheduler;
+	}
+
+	/**
+	 * Starts renewing the handle until it is released or lost.
+	 */
+	public void watch(ManagedLockHandle handle) {
+		Duration interval = renewInterval(handle.timeout());
+		long nanos = interval.toNanos();
+		handle.attachRenewal(scheduler().scheduleWithFixedDelay(() -> handle.renew(interval), nanos, nanos,
+				TimeUnit.NANOSECONDS));
+	}
+
+	/**
+	 * A third of the lease, so two renewals can fail before the lease runs out.
+	 */
+	static Duration renewInterval(Duration lease) {
+		return lease.dividedBy(3);
+	}
+
+	private ScheduledExecutorService scheduler() {
+		if (supplied != null) {
+			return supplied;
+		}
+		ScheduledExecutorService current = owned;
+		if (current == null) {
+			synchronized (this) {
+				current = owned;
+				if (current == null) {
+					ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+						Thread thread = new Thread(runnable, "distlock-watchdog");
+						thread.setDaemon(true);
+						return thread;
+					});
+					executor.setRemoveOnCancelPolicy(true);
+					current = Executors.unconfigurableScheduledExecutorService(executor);
+					owned = current;
+				}
+			}
+		}
+		return current;
+	}
+
+	@Override
+	public void close() {
+		ScheduledExecutorService current = owned;
+		if (current != null) {
+			current.shutdownNow();
+		}
+	}
+
+}

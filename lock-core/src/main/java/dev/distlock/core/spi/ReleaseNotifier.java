@@ -1,0 +1,36 @@
+package dev.distlock.core.spi;
+
+import java.time.Duration;
+
+/**
+ * Optional provider capability: wakes waiters when a key is released, so they need not poll.
+ * {@link dev.distlock.core.LockTemplate} watches a key before it retries, so a release between a refused attempt and
+ * the wait is never missed.
+ */
+public interface ReleaseNotifier {
+
+	/**
+	 * Starts watching the key. Close the returned watch when done waiting.
+	 */
+	Watch watch(String key);
+
+	/**
+	 * A registration for release signals on one key.
+	 */
+	interface Watch extends AutoCloseable {
+
+		/**
+		 * Waits until the key is released or {@code max} has passed.
+		 * @return true if a release signal arrived
+		 */
+		boolean await(Duration max) throws InterruptedException;
+
+		/**
+		 * Stops watching; never throws.
+		 */
+		@Override
+		void close();
+
+	}
+
+}

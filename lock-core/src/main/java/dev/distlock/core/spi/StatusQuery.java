@@ -1,0 +1,86 @@
+package dev.distlock.core.spi;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A filter for {@link LockStatusSource#status(StatusQuery)}, after mongo-lock's {@code Status(filter)}.
+ * @param keyPrefix only keys starting with this (the store key, prefix included), or all
+ * @param owner only locks whose owner name equals this, or all
+ * @param state held, expired or both
+ * @param ttlBelow only locks whose remaining lease is below this, or all
+ */
+public record StatusQuery(@Nullable String keyPrefix, @Nullable String owner, State state,
+		@Nullable Duration ttlBelow) {
+
+	/**
+	 * Every lock the store still has, held or expired.
+	 */
+	public static StatusQuery all() {
+		return new StatusQuery(null, null, State.ANY, null);
+	}
+
+	/**
+	 * Held locks only.
+	 */
+	public static StatusQuery held() {
+		return new StatusQuery(null, null, State.HELD, null);
+	}
+
+	/**
+	 * A copy restricted to keys starting with the prefix.
+	 */
+	public StatusQuery withKeyPrefix(@Nullable String prefix) {
+		return new StatusQuery(prefix, owner, state, ttlBelow);
+	}
+
+	/**
+	 * A copy restricted to one owner name.
+	 */
+	public StatusQuery withOwner(@Nullable String ownerName) {
+		return new StatusQuery(keyPrefix, ownerName, state, ttlBelow);
+	}
+
+	/**
+	 * A copy restricted to locks whose remaining lease is below the bound.
+	 */
+	public StatusQuery withTtlBelow(@Nullable Duration bound) {
+		return new StatusQuery(keyPrefix, owner, state, bound);
+	}
+
+	/**
+	 * Whether the info passes this filter; stores that cannot filter server-side use this.
+	 */
+	public boolean matches(LockInfo info) {
+		if (keyPrefix != null && !info.key().startsWith(keyPrefix)) {
+			return false;
+		}
+		if (owner != null && !owner.equals(info.owner())) {
+			return false;
+		}
+		if (ttlBelow != null && info.remaining().compareTo(ttlBelow) >= 0) {
+			return false;
+		}
+		return switch (state) {
+			case HELD -> info.held();
+			case EXPIRED -> !info.held();
+			case ANY -> true;
+		};
+	}
+
+	/**
+	 * Which locks a query returns.
+	 */
+	public enum State {
+
+		/** Locks with a live holder. */
+		HELD,
+		/** Locks whose lease ran out but whose record is still in the store. */
+		EXPIRED,
+		/** Both. */
+		ANY
+
+	}
+
+}

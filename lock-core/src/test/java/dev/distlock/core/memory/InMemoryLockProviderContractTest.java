@@ -1,0 +1,16 @@
+package dev.distlock.core.memory;
+
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.testkit.LockProviderContractTest;
+
+/**
+ * The in-memory provider passes the whole contract kit.
+ */
+class InMemoryLockProviderContractTest extends LockProviderContractTest {
+
+	@Override
+	protected LockProvider createProvider() {
+		return new InMemoryLockProvider();
+	}
+
+}

@@ -1,0 +1,130 @@
+package dev.distlock.core.testkit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockTemplate;
+
+/**
+ * The fuzz oracle: threads run an unguarded read-sleep-write counter per key under the lock. Only mutual exclusion
+ * keeps the count exact; each section also checks that its fencing token is above the last one seen for the key.
+ */
+public final class FuzzTester {
+
+	private final LockTemplate template;
+
+	private final int threads;
+
+	private final List<String> keys;
+
+	private final int iterations;
+
+	private final Resource[] resources;
+
+	/**
+	 * A run of {@code threads} threads, each doing {@code iterations} sections spread over the keys.
+	 */
+	public FuzzTester(LockTemplate template, int threads, List<String> keys, int iterations) {
+		this.template = template;
+		this.threads = threads;
+		this.keys = keys;
+		this.iterations = iterations;
+		this.resources = new Resource[keys.size()];
+		for (int i = 0; i < resources.length; i++) {
+			resources[i] = new Resource();
+		}
+	}
+
+	/**
+	 * Runs every thread to the end.
+	 */
+	public Result run() throws Exception {
+		LockOptions options = LockOptions.builder()
+			.timeout(Duration.ofSeconds(30))
+			.delay(Duration.ofMillis(2))
+			.backoffMultiplier(1.5)
+			.maxDelay(Duration.ofMillis(20))
+			.waitUpTo(Duration.ofSeconds(60))
+			.build();
+		AtomicInteger sections = new AtomicInteger();
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int offset = t;
+				futures.add(executor.submit(() -> {
+					for (int i = 0; i < iterations; i++) {
+						int index = (i + offset) % keys.size();
+						Resource resource = resources[index];
+						template.execute(keys.get(index), options, handle -> {
+							resource.write(handle.fencingToken());
+							sections.incrementAndGet();
+							return null;
+						});
+					}
+					return null;
+				}));
+			}
+			for (Future<?> future : futures) {
+				future.get(120, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		List<Long> counts = new ArrayList<>();
+		int violations = 0;
+		for (Resource resource : resources) {
+			counts.add(resource.count);
+			violations += resource.violations;
+		}
+		return new Result(counts, violations, sections.get());
+	}
+
+	/**
+	 * What a run ended with.
+	 * @param counts the final counter per key, in key order
+	 * @param fencingViolations sections whose token was not above the last one the resource had seen
+	 * @param sections how many sections ran
+	 */
+	public record Result(List<Long> counts, int fencingViolations, int sections) {
+	}
+
+	/**
+	 * A deliberately unguarded resource: read, pause, write. Overlapping sections lose updates.
+	 */
+	private static final class Resource {
+
+		private volatile long count;
+
+		private volatile long lastToken;
+
+		private volatile int violations;
+
+		void write(long fencingToken) {
+			long read = count;
+			long seen = lastToken;
+			Thread.yield();
+			try {
+				Thread.sleep(0, 200_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			if (fencingToken <= seen) {
+				violations = violations + 1;
+			}
+			lastToken = fencingToken;
+			count = read + 1;
+		}
+
+	}
+
+}

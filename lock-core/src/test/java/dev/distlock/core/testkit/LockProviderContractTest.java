@@ -1,0 +1,395 @@
+package dev.distlock.core.testkit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.core.LockExtendException;
+import dev.distlock.core.LockGroup;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockHeldException;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.StatusQuery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The behaviours every provider proves. A provider module extends this class and supplies
+ * {@link #createProvider()}; each test works under its own random key prefix, so a shared store needs no cleanup.
+ */
+public abstract class LockProviderContractTest {
+
+	/** The owner details the kit stores with every lock. */
+	protected static final OwnerDetails OWNER = new OwnerDetails("contract-kit", "kit-host");
+
+	/** A lease short enough to watch expire. */
+	protected static final Duration SHORT = Duration.ofMillis(300);
+
+	/** Longer than {@link #SHORT}, with margin for a busy machine. */
+	protected static final Duration PAST_SHORT = Duration.ofMillis(600);
+
+	/** A lease that never runs out within a test. */
+	protected static final Duration LONG = Duration.ofSeconds(30);
+
+	protected LockProvider provider;
+
+	protected LockTemplate template;
+
+	protected String prefix;
+
+	/**
+	 * A provider connected to a store; called before every test.
+	 */
+	protected abstract LockProvider createProvider();
+
+	/**
+	 * Closes what {@link #createProvider()} opened; called after every test.
+	 */
+	protected void destroyProvider(LockProvider provider) {
+	}
+
+	@BeforeEach
+	void createTemplate() {
+		provider = createProvider();
+		prefix = "kit:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+		template = newTemplate();
+	}
+
+	@AfterEach
+	void closeTemplate() {
+		template.close();
+		destroyProvider(provider);
+	}
+
+	/** A second template on the same provider and prefix: another "instance" of the application. */
+	protected LockTemplate newTemplate() {
+		return LockTemplate.builder(provider).keyPrefix(prefix).owner(OWNER).build();
+	}
+
+	protected static LockOptions lease(Duration timeout) {
+		return LockOptions.builder().timeout(timeout).build();
+	}
+
+	protected static LockOptions waiting(Duration timeout, Duration maxWait) {
+		return LockOptions.builder().timeout(timeout).delay(Duration.ofMillis(5)).waitUpTo(maxWait).build();
+	}
+
+	// 1
+	@Test
+	void secondAcquireIsRefusedWhileHeld() {
+		LockHandle first = template.acquire("a", lease(LONG));
+		assertThat(template.tryAcquire("a", lease(LONG))).isEmpty();
+		assertThat(newTemplate().tryAcquire("a", lease(LONG))).isEmpty();
+		assertThat(first.isHeld()).isTrue();
+	}
+
+	// 2
+	@Test
+	void differentKeysAreIndependent() {
+		LockHandle a = template.acquire("a", lease(LONG));
+		LockHandle b = template.acquire("b", lease(LONG));
+		assertThat(a.key()).isEqualTo(prefix + "a");
+		assertThat(b.key()).isEqualTo(prefix + "b");
+		assertThat(template.heldLocks()).containsExactlyInAnyOrder(a, b);
+	}
+
+	// 3
+	@Test
+	void releaseThenReacquire() {
+		LockHandle first = template.acquire("a", lease(LONG));
+		first.release();
+		assertThat(first.isHeld()).isFalse();
+		assertThat(template.isLocked("a")).isFalse();
+		LockHandle second = template.acquire("a", lease(LONG));
+		assertThat(second.isHeld()).isTrue();
+		assertThat(template.heldLocks()).containsExactly(second);
+	}
+
+	// 4
+	@Test
+	void expiredLockCanBeTakenByAnotherHolder() throws Exception {
+		template.acquire("a", lease(SHORT));
+		Thread.sleep(PAST_SHORT.toMillis());
+		assertThat(template.isLocked("a")).isFalse();
+		Optional<LockHandle> next = newTemplate().tryAcquire("a", lease(LONG));
+		assertThat(next).isPresent();
+	}
+
+	// 5
+	@Test
+	void staleHolderCannotReleaseOrExtendTheNewHoldersLock() throws Exception {
+		LockHandle stale = template.acquire("a", lease(SHORT));
+		Thread.sleep(PAST_SHORT.toMillis());
+		LockHandle current = newTemplate().acquire("a", lease(LONG));
+
+		assertThatThrownBy(() -> stale.extend(LONG)).isInstanceOf(LockExtendException.class)
+			.hasMessageContaining(prefix + "a");
+		assertThatThrownBy(stale::release).isInstanceOf(LockReleaseException.class)
+			.hasMessageContaining(prefix + "a");
+		assertThat(stale.isHeld()).isFalse();
+		assertThat(template.isLocked("a")).isTrue();
+		assertThat(current.isHeld()).isTrue();
+		current.extend(LONG);
+		current.release();
+		assertThat(template.isLocked("a")).isFalse();
+	}
+
+	// 6
+	@Test
+	void extendKeepsTheLockPastItsOriginalLease() throws Exception {
+		LockHandle handle = template.acquire("a", lease(SHORT));
+		handle.extend(LONG);
+		Thread.sleep(PAST_SHORT.toMillis());
+		assertThat(template.isLocked("a")).isTrue();
+		assertThat(newTemplate().tryAcquire("a", lease(LONG))).isEmpty();
+		assertThat(handle.remaining()).isGreaterThan(Duration.ofSeconds(25));
+		handle.release();
+	}
+
+	// 7
+	@Test
+	void autoRenewKeepsTheLockAliveAcrossSeveralLeases() throws Exception {
+		LockHandle handle = template.acquire("a", LockOptions.builder().timeout(SHORT).autoRenew(true).build());
+		Thread.sleep(SHORT.toMillis() * 4);
+		assertThat(handle.isHeld()).isTrue();
+		assertThat(newTemplate().tryAcquire("a", lease(LONG))).isEmpty();
+		handle.release();
+		assertThat(template.isLocked("a")).isFalse();
+	}
+
+	// 8
+	@Test
+	void fencingTokensStrictlyIncreaseAcrossHoldersIncludingAfterExpiry() throws Exception {
+		LockHandle first = template.acquire("a", lease(LONG));
+		first.release();
+		LockHandle second = newTemplate().acquire("a", lease(SHORT));
+		Thread.sleep(PAST_SHORT.toMillis());
+		LockHandle third = template.acquire("a", lease(LONG));
+		third.release();
+		LockHandle fourth = newTemplate().acquire("a", lease(LONG));
+		assertThat(List.of(first.fencingToken(), second.fencingToken(), third.fencingToken(), fourth.fencingToken()))
+			.isSorted()
+			.doesNotHaveDuplicates();
+		assertThat(first.fencingToken()).isPositive();
+	}
+
+	// 9
+	@Test
+	void sharedLockAdmitsUpToMaxConcurrentHoldersThenRefuses() {
+		LockOptions shared = LockOptions.builder().timeout(LONG).shared(3).build();
+		LockHandle one = template.acquire("s", shared);
+		LockHandle two = newTemplate().acquire("s", shared);
+		LockHandle three = newTemplate().acquire("s", shared);
+		assertThat(newTemplate().tryAcquire("s", shared)).isEmpty();
+		assertThat(List.of(one.mode(), two.mode(), three.mode())).containsOnly(LockMode.SHARED);
+		assertThat(List.of(one.fencingToken(), two.fencingToken(), three.fencingToken())).doesNotHaveDuplicates();
+		two.release();
+		assertThat(newTemplate().tryAcquire("s", shared)).isPresent();
+	}
+
+	@Test
+	void exclusiveIsRefusedWhileAnySharedHolderIsIn() {
+		LockHandle shared = template.acquire("s", LockOptions.builder().timeout(LONG).shared(5).build());
+		assertThat(newTemplate().tryAcquire("s", lease(LONG))).isEmpty();
+		shared.release();
+		assertThat(newTemplate().tryAcquire("s", lease(LONG))).isPresent();
+	}
+
+	@Test
+	void sharedIsRefusedWhileExclusiveIsHeld() {
+		LockHandle exclusive = template.acquire("s", lease(LONG));
+		assertThat(newTemplate().tryAcquire("s", LockOptions.builder().timeout(LONG).shared(5).build())).isEmpty();
+		exclusive.release();
+		assertThat(newTemplate().tryAcquire("s", LockOptions.builder().timeout(LONG).shared(5).build())).isPresent();
+	}
+
+	@Test
+	void expiredSharedHoldersFreeTheirPlaces() throws Exception {
+		LockOptions shortShared = LockOptions.builder().timeout(SHORT).shared(1).build();
+		template.acquire("s", shortShared);
+		Thread.sleep(PAST_SHORT.toMillis());
+		assertThat(newTemplate().tryAcquire("s", lease(LONG))).isPresent();
+	}
+
+	// 10
+	@Test
+	void groupIsAllOrNothing() {
+		LockHandle blocker = newTemplate().acquire("g2", lease(LONG));
+		assertThat(template.tryAcquireAll(List.of("g3", "g1", "g2"), lease(LONG))).isEmpty();
+		assertThat(template.isLocked("g1")).isFalse();
+		assertThat(template.isLocked("g3")).isFalse();
+		assertThat(template.heldLocks()).isEmpty();
+		blocker.release();
+
+		LockGroup group = template.acquireAll(List.of("g3", "g1", "g2"), lease(LONG));
+		assertThat(group.handles()).extracting(LockHandle::key).containsExactly(prefix + "g1", prefix + "g2", prefix + "g3");
+		assertThat(group.handles()).extracting(LockHandle::groupId).containsOnly(group.id());
+		assertThat(newTemplate().tryAcquire("g3", lease(LONG))).isEmpty();
+		group.release();
+		assertThat(template.isLocked("g1") || template.isLocked("g2") || template.isLocked("g3")).isFalse();
+	}
+
+	@Test
+	void groupExtendsTogether() throws Exception {
+		LockGroup group = template.acquireAll(List.of("g1", "g2"), lease(SHORT));
+		group.extend(LONG);
+		Thread.sleep(PAST_SHORT.toMillis());
+		assertThat(group.isHeld()).isTrue();
+		assertThat(template.isLocked("g1") && template.isLocked("g2")).isTrue();
+		group.close();
+		assertThat(template.isLocked("g1") || template.isLocked("g2")).isFalse();
+	}
+
+	// 11
+	@Test
+	void awaitFreeReturnsOnceTheKeyIsReleased() throws Exception {
+		LockHandle handle = newTemplate().acquire("a", lease(LONG));
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<?> release = executor.submit(() -> {
+				Thread.sleep(200);
+				handle.release();
+				return null;
+			});
+			template.awaitFree("a", waiting(LONG, Duration.ofSeconds(10)));
+			assertThat(release.isDone()).isTrue();
+			assertThat(template.isLocked("a")).isFalse();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void awaitFreeThrowsTheHeldErrorAfterItsRetries() {
+		newTemplate().acquire("a", lease(LONG));
+		LockOptions threeRetries = LockOptions.builder().retries(3).delay(Duration.ofMillis(10)).build();
+		assertThatThrownBy(() -> template.awaitFree("a", threeRetries)).isInstanceOfSatisfying(LockHeldException.class,
+				error -> {
+					assertThat(error.key()).isEqualTo(prefix + "a");
+					assertThat(error.attempts()).isGreaterThanOrEqualTo(4);
+				});
+	}
+
+	// 12
+	@Test
+	void releasingTwiceIsATypedErrorNeverASilentSuccess() {
+		LockHandle handle = template.acquire("a", lease(LONG));
+		handle.release();
+		assertThatThrownBy(handle::release).isInstanceOf(LockReleaseException.class)
+			.hasMessageContaining("already released");
+		assertThatThrownBy(() -> handle.extend(LONG)).isInstanceOf(LockExtendException.class);
+	}
+
+	@Test
+	void leaseUnderAForeignOrSpentTokenDoesNotReleaseOrExtend() {
+		String key = prefix + "spi";
+		Lease lease = provider.tryAcquire(new LockRequest(key, "token-1", LONG, LockMode.EXCLUSIVE, 1, OWNER))
+			.orElseThrow();
+		assertThat(lease.release()).isTrue();
+		assertThat(lease.release()).isFalse();
+		assertThat(lease.extend(LONG)).isFalse();
+		Lease other = provider.tryAcquire(new LockRequest(key, "token-2", LONG, LockMode.EXCLUSIVE, 1, OWNER))
+			.orElseThrow();
+		assertThat(lease.release()).isFalse();
+		assertThat(provider.isLocked(key)).isTrue();
+		assertThat(other.release()).isTrue();
+	}
+
+	// 13
+	@Test
+	void fuzzUnguardedCounterEndsExactAndFencingTokensNeverGoBackwards() throws Exception {
+		FuzzTester.Result result = new FuzzTester(template, 8, List.of("fuzz-1", "fuzz-2"), 100).run();
+		assertThat(result.counts()).containsExactly(400L, 400L);
+		assertThat(result.fencingViolations()).isZero();
+		assertThat(result.sections()).isEqualTo(800);
+	}
+
+	// 14
+	@Test
+	void statusListsHeldLocksWithOwnerHostAndExpiry() {
+		assertThat(provider).isInstanceOf(LockStatusSource.class);
+		LockHandle held = template.acquire("st-1", lease(LONG));
+		template.acquire("st-2", LockOptions.builder().timeout(LONG).shared(4).build());
+		newTemplate().acquire("st-2", LockOptions.builder().timeout(LONG).shared(4).build());
+
+		List<LockInfo> infos = template.status(StatusQuery.held().withKeyPrefix(prefix));
+		assertThat(infos).extracting(LockInfo::key).containsExactly(prefix + "st-1", prefix + "st-2");
+		LockInfo first = infos.get(0);
+		assertThat(first.owner()).isEqualTo("contract-kit");
+		assertThat(first.host()).isEqualTo("kit-host");
+		assertThat(first.mode()).isEqualTo(LockMode.EXCLUSIVE);
+		assertThat(first.fencingToken()).isEqualTo(held.fencingToken());
+		assertThat(first.remaining()).isGreaterThan(Duration.ofSeconds(20)).isLessThanOrEqualTo(LONG);
+		assertThat(first.holders()).isEqualTo(1);
+		assertThat(infos.get(1).mode()).isEqualTo(LockMode.SHARED);
+		assertThat(infos.get(1).holders()).isEqualTo(2);
+
+		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix).withOwner("someone-else"))).isEmpty();
+		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix + "st-1"))).hasSize(1);
+		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix).withTtlBelow(Duration.ofSeconds(1))))
+			.isEmpty();
+	}
+
+	@Test
+	void statusNoLongerListsAReleasedLockAsHeld() {
+		template.acquire("st", lease(LONG)).release();
+		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix))).isEmpty();
+	}
+
+	// Beyond the fourteen: behaviours the starter relies on.
+	@Test
+	void holdAtLeastKeepsTheLockAfterAnEarlyReleaseUntilTheMinimumHasPassed() throws Exception {
+		LockHandle handle = template.acquire("job",
+				LockOptions.builder().timeout(LONG).holdAtLeast(Duration.ofMillis(400)).build());
+		handle.release();
+		assertThat(template.isLocked("job")).isTrue();
+		assertThat(newTemplate().tryAcquire("job", lease(LONG))).isEmpty();
+		Thread.sleep(700);
+		assertThat(newTemplate().tryAcquire("job", lease(LONG))).isPresent();
+	}
+
+	@Test
+	void aWaiterGetsTheLockOnceTheHolderReleases() throws Exception {
+		LockHandle holder = newTemplate().acquire("w", lease(LONG));
+		CountDownLatch waiting = new CountDownLatch(1);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<LockHandle> waiter = executor.submit(() -> {
+				waiting.countDown();
+				return template.acquire("w", waiting(LONG, Duration.ofSeconds(10)));
+			});
+			waiting.await();
+			Thread.sleep(100);
+			long released = holder.fencingToken();
+			holder.release();
+			LockHandle acquired = waiter.get(15, TimeUnit.SECONDS);
+			assertThat(acquired.fencingToken()).isGreaterThan(released);
+			assertThat(acquired.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+}
