@@ -1,0 +1,7 @@
+/**
+ * The MongoDB provider on Spring Data MongoDB.
+ */
+@NullMarked
+package dev.distlock.mongo;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,7 @@
+/**
+ * The Redis provider on Spring Data Redis.
+ */
+@NullMarked
+package dev.distlock.redis;
+
+import org.jspecify.annotations.NullMarked;
