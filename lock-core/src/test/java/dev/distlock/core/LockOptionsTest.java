@@ -1,0 +1,116 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.util.backoff.BackOffExecution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LockOptionsTest {
+
+	@Test
+	void defaultsMatchRedislock() {
+		LockOptions options = LockOptions.defaults();
+		assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(options.retries()).isZero();
+		assertThat(options.delay()).isEqualTo(Duration.ofMillis(50));
+		assertThat(options.backoffMultiplier()).isEqualTo(1.0);
+		assertThat(options.onFailure()).isEqualTo(FailureMode.THROW);
+		assertThat(options.mode()).isEqualTo(LockMode.EXCLUSIVE);
+		assertThat(options.maxConcurrent()).isEqualTo(1);
+		assertThat(options.autoRenew()).isFalse();
+	}
+
+	@Test
+	void fixedBackoffRepeatsTheDelay() {
+		assertThat(delays(LockOptions.builder().delay(Duration.ofMillis(50)).build(), 4)).containsExactly(50L, 50L, 50L,
+				50L);
+	}
+
+	@Test
+	void exponentialBackoffGrowsByTheRatioUpToTheCap() {
+		LockOptions options = LockOptions.builder()
+			.delay(Duration.ofMillis(10))
+			.backoffMultiplier(2.0)
+			.maxDelay(Duration.ofMillis(50))
+			.build();
+		assertThat(delays(options, 5)).containsExactly(10L, 20L, 40L, 50L, 50L);
+	}
+
+	@Test
+	void zeroOrNegativeDurationsAreRejectedNamingTheOption() {
+		assertRejected(() -> LockOptions.builder().timeout(Duration.ZERO).build(), "timeout");
+		assertRejected(() -> LockOptions.builder().timeout(Duration.ofSeconds(-1)).build(), "timeout");
+		assertRejected(() -> LockOptions.builder().delay(Duration.ZERO).build(), "delay");
+		assertRejected(() -> LockOptions.builder().maxWait(Duration.ofMillis(-5)).build(), "maxWait");
+		assertRejected(() -> LockOptions.builder().holdAtLeast(Duration.ZERO).build(), "holdAtLeast");
+	}
+
+	@Test
+	void negativeRetriesAreRejected() {
+		assertRejected(() -> LockOptions.builder().retries(-1).build(), "retries");
+	}
+
+	@Test
+	void multiplierBelowOneIsRejected() {
+		assertRejected(() -> LockOptions.builder().backoffMultiplier(0.5).build(), "backoffMultiplier");
+		assertRejected(() -> LockOptions.builder().backoffMultiplier(Double.NaN).build(), "backoffMultiplier");
+	}
+
+	@Test
+	void maxConcurrentBelowOneIsRejected() {
+		assertRejected(() -> LockOptions.builder().shared(0).build(), "maxConcurrent");
+	}
+
+	@Test
+	void maxDelayBelowDelayIsRejected() {
+		assertRejected(() -> LockOptions.builder().delay(Duration.ofMillis(100)).maxDelay(Duration.ofMillis(10)).build(),
+				"maxDelay");
+	}
+
+	@Test
+	void holdAtLeastAboveTheLeaseIsRejected() {
+		assertRejected(() -> LockOptions.builder()
+			.timeout(Duration.ofSeconds(1))
+			.holdAtLeast(Duration.ofSeconds(2))
+			.build(), "holdAtLeast");
+	}
+
+	@Test
+	void toBuilderKeepsEveryValue() {
+		LockOptions options = LockOptions.builder()
+			.timeout(Duration.ofSeconds(3))
+			.retries(4)
+			.delay(Duration.ofMillis(7))
+			.backoffMultiplier(1.5)
+			.maxDelay(Duration.ofMillis(70))
+			.maxWait(Duration.ofSeconds(2))
+			.autoRenew(true)
+			.onFailure(FailureMode.SKIP)
+			.shared(3)
+			.holdAtLeast(Duration.ofSeconds(1))
+			.owner(new OwnerDetails("o", "h"))
+			.build();
+		assertThat(options.toBuilder().build()).isEqualTo(options);
+	}
+
+	private static List<Long> delays(LockOptions options, int count) {
+		BackOffExecution execution = options.backOff().start();
+		List<Long> delays = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			delays.add(execution.nextBackOff());
+		}
+		return delays;
+	}
+
+	private static void assertRejected(Runnable build, String option) {
+		assertThatThrownBy(build::run).isInstanceOfSatisfying(InvalidLockOptionException.class,
+				error -> assertThat(error.option()).isEqualTo(option))
+			.hasMessageContaining("'" + option + "'");
+	}
+
+}
