@@ -27,13 +27,14 @@ import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.ReleaseNotifier;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreHealth;
 
 /**
  * Locks inside one JVM, like lua-resty-lock's shared-memory lock. Leases expire on the monotonic clock; fencing
  * tokens come from one counter for the whole provider, so they increase per key even after a key's record is gone.
  * Waiters are woken on release.
  */
-public final class InMemoryLockProvider implements LockProvider, LockStatusSource, ReleaseNotifier {
+public final class InMemoryLockProvider implements LockProvider, LockStatusSource, ReleaseNotifier, StoreHealth {
 
 	private static final int SWEEP_EVERY = 1024;
 
@@ -126,6 +127,28 @@ public final class InMemoryLockProvider implements LockProvider, LockStatusSourc
 		});
 		result.sort(Comparator.comparing(LockInfo::key));
 		return result;
+	}
+
+	@Override
+	public boolean forceRelease(String key) {
+		Slot slot = slots.get(key);
+		if (slot == null) {
+			return false;
+		}
+		boolean removed;
+		synchronized (slot) {
+			removed = !slot.removed && !slot.holders.isEmpty();
+			slot.holders.clear();
+			slot.removed = true;
+			slots.remove(key, slot);
+		}
+		signalRelease(key);
+		return removed;
+	}
+
+	@Override
+	public Duration ping() {
+		return Duration.ZERO;
 	}
 
 	@Override
