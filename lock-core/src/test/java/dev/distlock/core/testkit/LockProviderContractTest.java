@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +30,7 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreHealth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -357,7 +359,30 @@ public abstract class LockProviderContractTest {
 		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix))).isEmpty();
 	}
 
-	// Beyond the fourteen: behaviours the starter relies on.
+	// Beyond the fourteen: behaviours the starter and the operations endpoints rely on.
+	@Test
+	void forcedReleaseFreesAKeyWhoeverHoldsIt() {
+		LockHandle holder = newTemplate().acquire("f", lease(LONG));
+		boolean removed;
+		try {
+			removed = ((LockStatusSource) provider).forceRelease(prefix + "f");
+		}
+		catch (UnsupportedOperationException ex) {
+			Assumptions.abort(provider.name() + " offers no forced release");
+			return;
+		}
+		assertThat(removed).isTrue();
+		assertThat(template.isLocked("f")).isFalse();
+		assertThat(((LockStatusSource) provider).forceRelease(prefix + "f")).isFalse();
+		assertThatThrownBy(holder::release).isInstanceOf(LockReleaseException.class);
+	}
+
+	@Test
+	void storeAnswersAPing() {
+		Assumptions.assumeTrue(provider instanceof StoreHealth, () -> provider.name() + " has no ping");
+		assertThat(((StoreHealth) provider).ping()).isNotNegative();
+	}
+
 	@Test
 	void holdAtLeastKeepsTheLockAfterAnEarlyReleaseUntilTheMinimumHasPassed() throws Exception {
 		LockHandle handle = template.acquire("job",
