@@ -1,38 +1,87 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.ReleaseNotifier;
+import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreHealth;
 
 /**
- * Locks in Redis. (Skeleton: the Redis issue fills it in.)
+ * Locks in Redis through Spring Data Redis. Every lock operation is one script (one EVALSHA round trip) that compares
+ * the owner token; fencing tokens come from a per-key counter that never expires. Waiters are woken by pub/sub
+ * release messages on one shared subscription connection (Lettuce factories), else they poll.
  */
-public final class RedisLockProvider implements LockProvider, AutoCloseable {
+public final class RedisLockProvider implements LockProvider, LockStatusSource, ReleaseNotifier, StoreHealth,
+		AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
+
+	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisLockSettings settings;
 
+	private final StringRedisTemplate redis;
+
+	private final RedisKeys keys;
+
+	private final RedisLockStatus status;
+
+	private final ReleaseSignals signals;
+
+	private final boolean cluster;
+
 	/**
-	 * A provider on the connection factory.
+	 * A provider on the connection factory, which the caller owns and closes.
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, RedisLockSettings settings) {
 		this.connectionFactory = connectionFactory;
 		this.settings = settings;
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keys = new RedisKeys(settings.namespace());
+		this.status = new RedisLockStatus(redis, keys);
+		this.cluster = !(connectionFactory instanceof LettuceConnectionFactory lettuce) || lettuce.isClusterAware();
+		this.signals = new ReleaseSignals(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null,
+				commandTimeout(connectionFactory));
 	}
 
-	@Override
-	public Optional<Lease> tryAcquire(LockRequest request) {
-		throw new UnsupportedOperationException("not yet");
+	/**
+	 * The settings this provider runs with.
+	 */
+	public RedisLockSettings settings() {
+		return settings;
 	}
 
-	@Override
-	public boolean isLocked(String key) {
-		throw new UnsupportedOperationException("not yet");
+	/**
+	 * The connection factory this provider uses.
+	 */
+	public RedisConnectionFactory connectionFactory() {
+		return connectionFactory;
 	}
 
 	@Override
@@ -41,7 +90,165 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	}
 
 	@Override
+	public Optional<Lease> tryAcquire(LockRequest request) {
+		if (request.shared()) {
+			return tryAcquireAll(List.of(request)).map(leases -> leases.get(0));
+		}
+		String key = request.key();
+		List<?> result = call(key, "acquire", () -> redis.execute(RedisScripts.ACQUIRE,
+				List.of(keys.lock(key), keys.fence(key)), request.token(), millis(request.lease()),
+				request.owner().owner(), request.owner().host(), String.valueOf(System.currentTimeMillis())));
+		if (number(result, 0) == 1) {
+			return Optional.of(new RedisLease(this, key, request.token(), number(result, 1), false));
+		}
+		signals.hint(key, number(result, 1));
+		return Optional.empty();
+	}
+
+	/**
+	 * Takes the whole group in one script when one script may touch all its keys (standalone Redis, or keys sharing a
+	 * cluster slot through a hash tag); otherwise key by key with rollback, as the SPI default does.
+	 */
+	@Override
+	public Optional<List<Lease>> tryAcquireAll(List<LockRequest> requests) {
+		List<String> lockKeys = requests.stream().map(LockRequest::key).toList();
+		if (cluster && !keys.sameSlot(lockKeys)) {
+			return LockProvider.super.tryAcquireAll(requests);
+		}
+		List<String> redisKeys = new ArrayList<>(requests.size() * 2);
+		List<String> args = new ArrayList<>(requests.size() * 7);
+		String now = String.valueOf(System.currentTimeMillis());
+		for (LockRequest request : requests) {
+			redisKeys.add(keys.lock(request.key()));
+			redisKeys.add(keys.fence(request.key()));
+			args.add(request.token());
+			args.add(millis(request.lease()));
+			args.add(request.shared() ? "1" : "0");
+			args.add(String.valueOf(request.shared() ? request.maxConcurrent() : 1));
+			args.add(request.owner().owner());
+			args.add(request.owner().host());
+			args.add(now);
+		}
+		String label = String.join(",", lockKeys);
+		List<?> result = call(label, "acquire",
+				() -> redis.execute(RedisScripts.ACQUIRE_ALL, redisKeys, args.toArray()));
+		if (number(result, 0) != 1) {
+			if (requests.size() == 1) {
+				signals.hint(lockKeys.get(0), number(result, 1));
+			}
+			return Optional.empty();
+		}
+		List<Lease> leases = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			LockRequest request = requests.get(i);
+			leases.add(new RedisLease(this, request.key(), request.token(), number(result, i + 1), request.shared()));
+		}
+		return Optional.of(List.copyOf(leases));
+	}
+
+	@Override
+	public boolean isLocked(String key) {
+		return Boolean.TRUE.equals(call(key, "check", () -> redis.hasKey(keys.lock(key))));
+	}
+
+	@Override
+	public List<LockInfo> status(StatusQuery query) {
+		String label = query.keyPrefix() != null ? query.keyPrefix() + "*" : settings.namespace() + ":*";
+		return call(label, "read the status of", () -> status.status(query));
+	}
+
+	/**
+	 * Deletes the lock whoever holds it and wakes its waiters; the fencing counter stays, so tokens keep increasing.
+	 */
+	@Override
+	public boolean forceRelease(String key) {
+		String channel = settings.pubSub() ? keys.channel(key) : "";
+		Long removed = call(key, "force-release",
+				() -> redis.execute(RedisScripts.FORCE_RELEASE, List.of(keys.lock(key)), channel));
+		return removed != null && removed == 1;
+	}
+
+	@Override
+	public Watch watch(String key) {
+		return signals.watch(key);
+	}
+
+	/**
+	 * Sends PING and returns the round-trip time, for health checks.
+	 * @throws LockStoreException when Redis cannot be reached or answers with an error
+	 */
+	@Override
+	public Duration ping() {
+		long start = System.nanoTime();
+		String answer = call(settings.namespace(), "ping", () -> redis.execute((RedisCallback<String>) c -> c.ping()));
+		if (!"PONG".equalsIgnoreCase(answer)) {
+			throw new LockStoreException(null, "Redis answered PING with '" + answer + "'", null);
+		}
+		return Duration.ofNanos(System.nanoTime() - start);
+	}
+
+	/**
+	 * Closes the release-signal subscription; the connection factory stays open.
+	 */
+	@Override
 	public void close() {
+		signals.close();
+	}
+
+	boolean release(String key, String token, boolean shared) {
+		String channel = settings.pubSub() ? keys.channel(key) : "";
+		Long released = call(key, "release", () -> redis.execute(
+				shared ? RedisScripts.RELEASE_SHARED : RedisScripts.RELEASE, List.of(keys.lock(key)), token, channel));
+		return released != null && released == 1;
+	}
+
+	boolean extend(String key, String token, Duration lease, boolean shared) {
+		Long extended = call(key, "extend", () -> redis.execute(
+				shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND, List.of(keys.lock(key)), token, millis(lease)));
+		return extended != null && extended == 1;
+	}
+
+	/**
+	 * Runs one Redis call, turning client and Spring data-access errors into {@link LockStoreException}.
+	 */
+	private static <T> T call(String key, String what, Supplier<T> action) {
+		try {
+			return action.get();
+		}
+		catch (DataAccessException | RedisException ex) {
+			throw new LockStoreException(key, "Redis could not " + what + " lock '" + key + "': " + ex.getMessage(), ex);
+		}
+	}
+
+	private static long number(@Nullable List<?> result, int index) {
+		if (result == null || result.size() <= index) {
+			throw new IllegalStateException("Unexpected script result " + result);
+		}
+		return ((Number) result.get(index)).longValue();
+	}
+
+	private static String millis(Duration lease) {
+		return String.valueOf(Math.max(1, lease.toMillis()));
+	}
+
+	private static @Nullable Supplier<StatefulRedisPubSubConnection<String, String>> pubSubConnector(
+			RedisConnectionFactory factory) {
+		if (!(factory instanceof LettuceConnectionFactory lettuce)) {
+			logger.debug("Release signals need a Lettuce connection factory; waiters poll instead");
+			return null;
+		}
+		return () -> {
+			AbstractRedisClient client = lettuce.getRequiredNativeClient();
+			if (client instanceof RedisClusterClient clusterClient) {
+				return clusterClient.connectPubSub();
+			}
+			return ((RedisClient) client).connectPubSub();
+		};
+	}
+
+	private static Duration commandTimeout(RedisConnectionFactory factory) {
+		return factory instanceof LettuceConnectionFactory lettuce
+				? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_TIMEOUT;
 	}
 
 }

@@ -1,0 +1,93 @@
+package dev.distlock.redis;
+
+import java.util.List;
+
+import io.lettuce.core.cluster.SlotHash;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.InvalidLockKeyException;
+
+/**
+ * The Redis key layout of one namespace. The lock key is wrapped in a hash tag, so a lock, its fence hash and its
+ * release channel map to one cluster slot and every script touching them runs on one node.
+ *
+ * <ul>
+ * <li>{@code <namespace>:{<key>}}: the lock, a string holding the owner token (exclusive) or a sorted set of owner
+ * tokens scored by expiry in server milliseconds (shared)</li>
+ * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n} and the last first-holder's
+ * {@code owner}, {@code host}, {@code at} and {@code mode}; never expires, never deleted</li>
+ * <li>{@code <namespace>:{<key>}:released}: the pub/sub channel a release publishes on</li>
+ * </ul>
+ */
+final class RedisKeys {
+
+	static final String FENCE_SUFFIX = "}:fence";
+
+	private final String namespace;
+
+	RedisKeys(String namespace) {
+		this.namespace = namespace;
+	}
+
+	/**
+	 * The Redis key of the lock; rejects keys that would break the hash tag.
+	 */
+	String lock(String key) {
+		// "ns:{}..." is an empty hash tag, which Redis ignores: the lock and its fence would land in different slots.
+		if (key.startsWith("}")) {
+			throw new InvalidLockKeyException(key, "Lock key '" + key + "' must not start with '}' on Redis");
+		}
+		return namespace + ":{" + key + "}";
+	}
+
+	String fence(String key) {
+		return lock(key) + ":fence";
+	}
+
+	String channel(String key) {
+		return lock(key) + ":released";
+	}
+
+	/**
+	 * The SCAN pattern matching the fence hashes of every lock whose key starts with the prefix.
+	 */
+	String fencePattern(String keyPrefix) {
+		return escapeGlob(namespace + ":{" + keyPrefix) + "*" + FENCE_SUFFIX;
+	}
+
+	/**
+	 * The lock key a fence hash belongs to, or null when the Redis key is not a fence of this namespace.
+	 */
+	@Nullable String keyOfFence(String fenceKey) {
+		String start = namespace + ":{";
+		if (!fenceKey.startsWith(start) || !fenceKey.endsWith(FENCE_SUFFIX)) {
+			return null;
+		}
+		return fenceKey.substring(start.length(), fenceKey.length() - FENCE_SUFFIX.length());
+	}
+
+	/**
+	 * Whether all lock keys map to one cluster slot, so one script may touch them all.
+	 */
+	boolean sameSlot(List<String> keys) {
+		int slot = SlotHash.getSlot(lock(keys.get(0)));
+		for (String key : keys) {
+			if (SlotHash.getSlot(lock(key)) != slot) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static String escapeGlob(String text) {
+		StringBuilder escaped = new StringBuilder(text.length() + 8);
+		for (char c : text.toCharArray()) {
+			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+				escaped.append('\\');
+			}
+			escaped.append(c);
+		}
+		return escaped.toString();
+	}
+
+}

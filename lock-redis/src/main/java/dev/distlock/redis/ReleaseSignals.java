@@ -1,0 +1,233 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.spi.ReleaseNotifier;
+
+/**
+ * Release signals for waiters: one shared pub/sub connection per provider, opened on the first watch, with one
+ * reference-counted subscription per watched channel. Every watch is also bounded by the remaining lease the last
+ * refused attempt reported, so a holder that dies without releasing wakes its waiters when its lease runs out. Without
+ * a connection supplier (pub/sub off, or a non-Lettuce factory) watches only apply that bound: polling.
+ */
+final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ReleaseSignals.class);
+
+	private final RedisKeys keys;
+
+	private final @Nullable Supplier<StatefulRedisPubSubConnection<String, String>> connector;
+
+	private final Duration timeout;
+
+	private final Object lock = new Object();
+
+	/** Watched channels; guarded by {@link #lock}, read without it by the listener. */
+	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+
+	/** Lock key to channel, for expiry hints; same lifetime as the entries of {@link #channels}. */
+	private final Map<String, Channel> byKey = new HashMap<>();
+
+	private @Nullable StatefulRedisPubSubConnection<String, String> connection;
+
+	private boolean closed;
+
+	ReleaseSignals(RedisKeys keys, @Nullable Supplier<StatefulRedisPubSubConnection<String, String>> connector,
+			Duration timeout) {
+		this.keys = keys;
+		this.connector = connector;
+		this.timeout = timeout;
+	}
+
+	@Override
+	public Watch watch(String key) {
+		String name = keys.channel(key);
+		Channel channel;
+		RedisFuture<Void> subscribed = null;
+		synchronized (lock) {
+			if (closed) {
+				throw new LockStoreException(key, "Redis lock provider is closed; cannot watch '" + key + "'", null);
+			}
+			channel = channels.get(name);
+			if (channel == null) {
+				channel = new Channel(name, key);
+				if (connector != null) {
+					// Commands on one connection run in order, so this SUBSCRIBE lands after any earlier UNSUBSCRIBE.
+					try {
+						channel.subscribed = connection().async().subscribe(name);
+					}
+					catch (RuntimeException ex) {
+						throw new LockStoreException(key, "Could not open the release-signal connection for '" + key + "'",
+								ex);
+					}
+				}
+				channels.put(name, channel);
+				byKey.put(key, channel);
+			}
+			channel.references++;
+			subscribed = channel.subscribed;
+		}
+		Signal signal = new Signal(channel);
+		channel.signals.add(signal);
+		if (subscribed != null) {
+			awaitSubscribed(key, subscribed, signal);
+		}
+		return signal;
+	}
+
+	/**
+	 * Records the remaining lease a refused attempt reported for a watched key; ignored for keys nobody watches.
+	 */
+	void hint(String key, long remainingMillis) {
+		Channel channel;
+		synchronized (lock) {
+			channel = byKey.get(key);
+		}
+		if (channel != null) {
+			channel.expiresAtNanos = remainingMillis > 0
+					? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(remainingMillis) : 0;
+		}
+	}
+
+	/**
+	 * How many channels are subscribed now; for tests and diagnostics.
+	 */
+	int watchedChannels() {
+		return channels.size();
+	}
+
+	@Override
+	public void close() {
+		StatefulRedisPubSubConnection<String, String> open;
+		synchronized (lock) {
+			closed = true;
+			open = connection;
+			connection = null;
+			channels.values().forEach(channel -> channel.signals.forEach(signal -> signal.permits.release()));
+			channels.clear();
+			byKey.clear();
+		}
+		if (open != null) {
+			open.closeAsync();
+		}
+	}
+
+	private StatefulRedisPubSubConnection<String, String> connection() {
+		if (connection == null) {
+			StatefulRedisPubSubConnection<String, String> opened = connector.get();
+			opened.addListener(new RedisPubSubAdapter<>() {
+				@Override
+				public void message(String channelName, String message) {
+					Channel channel = channels.get(channelName);
+					if (channel != null) {
+						channel.signals.forEach(signal -> signal.permits.release());
+					}
+				}
+			});
+			connection = opened;
+			logger.debug("Opened the release-signal subscription connection");
+		}
+		return connection;
+	}
+
+	private void awaitSubscribed(String key, RedisFuture<Void> subscribed, Signal signal) {
+		try {
+			subscribed.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			signal.close();
+			Thread.currentThread().interrupt();
+			throw new LockStoreException(key, "Interrupted while subscribing to releases of '" + key + "'", ex);
+		}
+		catch (Exception ex) {
+			signal.close();
+			throw new LockStoreException(key, "Could not subscribe to releases of '" + key + "'", ex);
+		}
+	}
+
+	private void unwatch(Signal signal) {
+		Channel channel = signal.channel;
+		channel.signals.remove(signal);
+		synchronized (lock) {
+			if (--channel.references > 0 || channels.get(channel.name) != channel) {
+				return;
+			}
+			channels.remove(channel.name);
+			byKey.remove(channel.key);
+			if (connection != null && channel.subscribed != null) {
+				connection.async().unsubscribe(channel.name);
+			}
+		}
+	}
+
+	private static final class Channel {
+
+		private final String name;
+
+		private final String key;
+
+		private final Set<Signal> signals = ConcurrentHashMap.newKeySet();
+
+		private int references;
+
+		private @Nullable RedisFuture<Void> subscribed;
+
+		private volatile long expiresAtNanos;
+
+		Channel(String name, String key) {
+			this.name = name;
+			this.key = key;
+		}
+
+	}
+
+	private final class Signal implements Watch {
+
+		private final Channel channel;
+
+		private final Semaphore permits = new Semaphore(0);
+
+		private boolean closed;
+
+		Signal(Channel channel) {
+			this.channel = channel;
+		}
+
+		@Override
+		public boolean await(Duration max) throws InterruptedException {
+			long wait = max.toNanos();
+			long expiresAt = channel.expiresAtNanos;
+			if (expiresAt != 0) {
+				// The holder's lease runs out before the backoff would end: wake then (plus 1 ms for rounding).
+				long untilExpiry = expiresAt - System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+				wait = Math.max(0, Math.min(wait, untilExpiry));
+			}
+			return permits.tryAcquire(wait, TimeUnit.NANOSECONDS);
+		}
+
+		@Override
+		public synchronized void close() {
+			if (!closed) {
+				closed = true;
+				unwatch(this);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,49 @@
+-- All-or-nothing acquire of one or more locks, exclusive or shared, in one atomic step. Used for shared locks and for
+-- groups whose keys share a cluster slot. Guarantees: nothing is written unless every lock can be taken; an
+-- exclusive lock needs its key absent; a shared lock needs its key absent or a set of shared holders with room after
+-- pruning the holders whose expiry (by the server's TIME) has passed; each grant increments that key's fencing counter.
+-- KEYS[2i-1] lock key, KEYS[2i] fence hash of request i
+-- ARGV[7(i-1)+1..7] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host, acquired-at epoch ms
+-- Returns {1, fencing token 1, fencing token 2, ...} or {0, remaining ms of the first blocking lock (PTTL)}.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local n = #KEYS / 2
+local empty = {}
+for i = 1, n do
+	local lock = KEYS[2 * i - 1]
+	local a = 7 * (i - 1)
+	local kind = redis.call('TYPE', lock).ok
+	empty[i] = true
+	if kind ~= 'none' then
+		-- Three cases: held exclusively, shared by holders of which some may have expired, or free.
+		if ARGV[a + 3] ~= '1' or kind ~= 'zset' then
+			return {0, redis.call('PTTL', lock)}
+		end
+		redis.call('ZREMRANGEBYSCORE', lock, '-inf', now)
+		local holders = redis.call('ZCARD', lock)
+		if holders >= tonumber(ARGV[a + 4]) then
+			return {0, redis.call('PTTL', lock)}
+		end
+		empty[i] = holders == 0
+	end
+end
+local result = {1}
+for i = 1, n do
+	local lock = KEYS[2 * i - 1]
+	local fence = KEYS[2 * i]
+	local a = 7 * (i - 1)
+	if ARGV[a + 3] == '1' then
+		redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])
+		-- The set lives exactly as long as its longest-lived holder, so an exclusive SET NX succeeds once all expired.
+		local top = redis.call('ZRANGE', lock, -1, -1, 'WITHSCORES')
+		redis.call('PEXPIREAT', lock, top[2])
+	else
+		redis.call('SET', lock, ARGV[a + 1], 'PX', ARGV[a + 2])
+	end
+	result[i + 1] = redis.call('HINCRBY', fence, 'n', 1)
+	if empty[i] then
+		redis.call('HSET', fence, 'owner', ARGV[a + 5], 'host', ARGV[a + 6], 'at', ARGV[a + 7],
+			'mode', ARGV[a + 3] == '1' and 's' or 'x')
+	end
+end
+return result
