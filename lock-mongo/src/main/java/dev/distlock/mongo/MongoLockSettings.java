@@ -2,25 +2,83 @@ package dev.distlock.mongo;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.ReadConcern;
 import com.mongodb.WriteConcern;
 
+import dev.distlock.core.InvalidLockOptionException;
+
 /**
- * Settings of the MongoDB provider.
+ * Settings of the MongoDB provider, validated on construction so bad configuration fails at startup.
  * @param collection the collection holding one document per lock key
  * @param writeConcern the write concern of every lock write; majority by default
- * @param createIndexes whether to create the indexes the status query and purger use at startup
+ * @param createIndexes whether {@link MongoLockProvider#start()} creates the index the purger uses
  * @param purgeInterval how often the purger runs, or null for never
  * @param purgeGrace how long a lock must have been expired before the purger removes its document
  */
 public record MongoLockSettings(String collection, WriteConcern writeConcern, boolean createIndexes,
-		Duration purgeInterval, Duration purgeGrace) {
+		@Nullable Duration purgeInterval, Duration purgeGrace) {
+
+	/** The default collection name. */
+	public static final String DEFAULT_COLLECTION = "distributed_locks";
+
+	/**
+	 * Validates every setting; the error names the property at fault.
+	 */
+	public MongoLockSettings {
+		if (collection == null || collection.isBlank()) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.collection", "must not be blank");
+		}
+		if (collection.contains("$") || collection.indexOf('\0') >= 0 || collection.startsWith("system.")) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.collection",
+					"'" + collection + "' is not a valid collection name (no '$', no NUL, no 'system.' prefix)");
+		}
+		if (writeConcern == null) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.write-concern", "must not be null");
+		}
+		if (!writeConcern.isAcknowledged()) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.write-concern",
+					"must be acknowledged: an unacknowledged write cannot tell a granted lock from a refused one");
+		}
+		if (purgeInterval != null && (purgeInterval.isNegative() || purgeInterval.isZero())) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.purge-interval",
+					"must be positive (or unset for no purger), was " + purgeInterval);
+		}
+		if (purgeGrace == null || purgeGrace.isNegative()) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace",
+					"must be zero or positive, was " + purgeGrace);
+		}
+	}
 
 	/**
 	 * Collection {@code distributed_locks}, majority writes, indexes on, purge every 5 minutes after 1 hour.
 	 */
 	public static MongoLockSettings defaults() {
-		return new MongoLockSettings("distributed_locks", WriteConcern.MAJORITY, true, Duration.ofMinutes(5),
+		return new MongoLockSettings(DEFAULT_COLLECTION, WriteConcern.MAJORITY, true, Duration.ofMinutes(5),
 				Duration.ofHours(1));
+	}
+
+	/**
+	 * A copy using another collection.
+	 */
+	public MongoLockSettings withCollection(String name) {
+		return new MongoLockSettings(name, writeConcern, createIndexes, purgeInterval, purgeGrace);
+	}
+
+	/**
+	 * A copy with another purge schedule.
+	 */
+	public MongoLockSettings withPurge(@Nullable Duration interval, Duration grace) {
+		return new MongoLockSettings(collection, writeConcern, createIndexes, interval, grace);
+	}
+
+	/**
+	 * The read concern matching the write concern: majority reads after majority writes, so status and
+	 * {@code isLocked} never report a grant that a failover could roll back; the server default otherwise.
+	 */
+	public ReadConcern readConcern() {
+		return "majority".equals(writeConcern.getWObject()) ? ReadConcern.MAJORITY : ReadConcern.DEFAULT;
 	}
 
 }

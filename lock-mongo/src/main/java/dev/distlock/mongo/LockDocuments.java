@@ -1,0 +1,199 @@
+package dev.distlock.mongo;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Date;
+import java.util.List;
+
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+import dev.distlock.core.spi.LockRequest;
+
+/**
+ * The lock document and the filters and updates on it. One document per key; every time in it is written by the
+ * server ({@code $currentDate}) and every expiry test compares with the server's {@code $$NOW}, so the client's clock
+ * never decides who holds a lock. No pipeline updates and no {@code $expr} in an upsert filter: the same statements run
+ * on MongoDB 5.0+ and on mongo-java-server.
+ */
+final class LockDocuments {
+
+	static final String ID = "_id";
+
+	/** Owner token of the exclusive holder; absent when free or shared. */
+	static final String TOKEN = "token";
+
+	static final String OWNER = "owner";
+
+	static final String HOST = "host";
+
+	static final String MODE = "mode";
+
+	static final String ACQUIRED_AT = "acquiredAt";
+
+	/** Server time of the exclusive holder's grant or last extend; with {@link #LEASE_MS} it gives the expiry. */
+	static final String AT = "at";
+
+	static final String LEASE_MS = "leaseMs";
+
+	/** Shared holders: encoded owner token to {owner, host, acquiredAt, at, leaseMs}. Always present. */
+	static final String SHARED = "shared";
+
+	/** Server time of the document's insert: the high part of every fencing token issued from it. */
+	static final String BASE = "base";
+
+	/** Grants from this document: the low part of the fencing token. */
+	static final String SEQ = "seq";
+
+	/** Server time of the last write of any kind; the purger's index. */
+	static final String TOUCHED = "touched";
+
+	/** Fencing token = base millis * 2^20 + seq: see docs/MONGO.md for why this survives purging. */
+	static final int SEQ_BITS = 20;
+
+	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+
+	private LockDocuments() {
+	}
+
+	/**
+	 * The shared-holder field name for an owner token: URL-safe Base64, so no '.' or '$' reaches a field path.
+	 */
+	static String holderField(String token) {
+		return "t" + ENCODER.encodeToString(token.getBytes(StandardCharsets.UTF_8));
+	}
+
+	static long fencing(Document document) {
+		Date base = document.getDate(BASE);
+		long seq = ((Number) document.get(SEQ)).longValue();
+		return (base.getTime() << SEQ_BITS) + seq;
+	}
+
+	/** {@code at + leaseMs (+ grace)}: the exclusive holder's expiry on the server's clock. */
+	static Document exclusiveExpiry(String prefix, long graceMs) {
+		return new Document("$add", List.of("$" + prefix + AT, "$" + prefix + LEASE_MS, graceMs));
+	}
+
+	/** True while the exclusive holder's lease runs: {@code at + leaseMs > $$NOW}. */
+	static Document exclusiveLive() {
+		return new Document("$gt", List.of(exclusiveExpiry("", 0), "$$NOW"));
+	}
+
+	/** How many shared holders are still inside their lease (plus grace) by the server's clock. */
+	static Document liveSharedCount(long graceMs) {
+		Document live = new Document("$gt", List.of(exclusiveExpiry("$h.v.", graceMs), "$$NOW"));
+		Document holders = new Document("$filter", new Document("input", new Document("$objectToArray", "$" + SHARED))
+			.append("as", "h")
+			.append("cond", live));
+		return new Document("$size", holders);
+	}
+
+	/** True while anyone, exclusive or shared, holds the key. */
+	static Document held() {
+		return new Document("$or", List.of(exclusiveLive(), new Document("$gt", List.of(liveSharedCount(0), 0))));
+	}
+
+	/**
+	 * The grant filter for an existing document. Exclusive: no live holder at all. Shared: no live exclusive holder
+	 * and fewer than maxConcurrent live shared ones.
+	 */
+	static Bson grantable(LockRequest request) {
+		Document exclusiveExpired = new Document("$lte", List.of(exclusiveExpiry("", 0), "$$NOW"));
+		Document room = request.shared()
+				? new Document("$lt", List.of(liveSharedCount(0), request.maxConcurrent()))
+				: new Document("$eq", List.of(liveSharedCount(0), 0));
+		return new Document(ID, request.key()).append("$expr",
+				new Document("$and", List.of(exclusiveExpired, room)));
+	}
+
+	/**
+	 * The insert filter: an {@code _id} plus a plain predicate no existing lock document satisfies, so the upsert
+	 * either inserts or fails with a duplicate key (11000), which means "the document exists, so it is held".
+	 */
+	static Bson absent(String key) {
+		return new Document(ID, key).append(SEQ, new Document("$exists", false));
+	}
+
+	/**
+	 * The grant update. {@code inserting} adds the fields a new document needs ({@code base}, and the exclusive
+	 * fields of a shared-only document); $currentDate stamps the server's time.
+	 */
+	static Bson grant(LockRequest request, boolean inserting) {
+		Document set = new Document(MODE, request.mode().name());
+		Document currentDate = new Document(TOUCHED, true);
+		Document update = new Document("$inc", new Document(SEQ, 1L));
+		if (inserting) {
+			currentDate.append(BASE, true);
+		}
+		if (request.shared()) {
+			String holder = SHARED + "." + holderField(request.token()) + ".";
+			set.append(holder + OWNER, request.owner().owner())
+				.append(holder + HOST, request.owner().host())
+				.append(holder + LEASE_MS, request.lease().toMillis());
+			currentDate.append(holder + AT, true).append(holder + ACQUIRED_AT, true);
+			if (inserting) {
+				set.append(LEASE_MS, 0L); // the exclusive part starts out expired
+				currentDate.append(AT, true);
+			}
+			else {
+				update.append("$unset", new Document(TOKEN, ""));
+			}
+		}
+		else {
+			set.append(TOKEN, request.token())
+				.append(OWNER, request.owner().owner())
+				.append(HOST, request.owner().host())
+				.append(LEASE_MS, request.lease().toMillis())
+				.append(SHARED, new Document()); // every shared holder is expired (the filter said so): drop them
+			currentDate.append(AT, true).append(ACQUIRED_AT, true);
+		}
+		return update.append("$set", set).append("$currentDate", currentDate);
+	}
+
+	/** The filter of a holder's own extend and release: its token, and a lease still running on the server. */
+	static Bson ownedBy(String key, String token, boolean shared) {
+		if (!shared) {
+			return new Document(ID, key).append(TOKEN, token).append("$expr", exclusiveLive());
+		}
+		String holder = SHARED + "." + holderField(token);
+		return new Document(ID, key).append(holder, new Document("$exists", true))
+			.append("$expr", new Document("$gt", List.of(exclusiveExpiry(holder + ".", 0), "$$NOW")));
+	}
+
+	static Bson extend(String token, boolean shared, long leaseMs) {
+		String prefix = shared ? SHARED + "." + holderField(token) + "." : "";
+		return new Document("$set", new Document(prefix + LEASE_MS, leaseMs)).append("$currentDate",
+				new Document(prefix + AT, true).append(TOUCHED, true));
+	}
+
+	/** Release marks the document free instead of deleting it, so its fencing sequence carries on. */
+	static Bson release(String token, boolean shared) {
+		if (shared) {
+			return new Document("$unset", new Document(SHARED + "." + holderField(token), ""))
+				.append("$currentDate", new Document(TOUCHED, true));
+		}
+		return new Document("$unset", new Document(TOKEN, "")).append("$set", new Document(LEASE_MS, 0L))
+			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
+	}
+
+	/** Forced release: drops every holder but keeps the document, and so the fencing sequence. */
+	static Bson clearAll() {
+		return new Document("$unset", new Document(TOKEN, ""))
+			.append("$set", new Document(LEASE_MS, 0L).append(SHARED, new Document()))
+			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
+	}
+
+	/**
+	 * Documents whose every lease ended more than {@code graceMs} ago by the server's clock. The range on
+	 * {@code touched} (bounded by a server time) lets the index narrow the scan; the $expr decides.
+	 */
+	static Bson purgeable(Date serverNow, long graceMs) {
+		Date bound = new Date(serverNow.getTime() - graceMs);
+		Document expired = new Document("$and", List.of(
+				new Document("$lt", List.of(new Document("$add", List.of("$" + TOUCHED, graceMs)), "$$NOW")),
+				new Document("$lte", List.of(exclusiveExpiry("", graceMs), "$$NOW")),
+				new Document("$eq", List.of(liveSharedCount(graceMs), 0))));
+		return new Document(TOUCHED, new Document("$lt", bound)).append("$expr", expired);
+	}
+
+}

@@ -1,0 +1,195 @@
+package dev.distlock.mongo.testsupport;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+
+/**
+ * A MongoDB for tests: mongo-java-server (in-memory backend, real wire protocol) started in-process on a free port,
+ * or, when the environment variable {@code MONGODB_URI} is set, that real server with a database unique to this
+ * instance. Clients get short timeouts, so tests with the server stopped fail within seconds.
+ */
+public final class MongoTestServer implements AutoCloseable {
+
+	/** The environment variable naming a real server to use instead of the in-process one. */
+	public static final String URI_VARIABLE = "MONGODB_URI";
+
+	/** How long the driver looks for a server before giving up. */
+	public static final Duration SERVER_SELECTION_TIMEOUT = Duration.ofMillis(1500);
+
+	/** The TCP connect timeout. */
+	public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+
+	/** The socket read timeout. */
+	public static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
+
+	private final @Nullable MemoryBackend backend;
+
+	private @Nullable MongoServer server;
+
+	private final @Nullable InetSocketAddress address;
+
+	private final String connectionString;
+
+	private final String database;
+
+	private final MongoClient client;
+
+	private final MongoTemplate template;
+
+	private MongoTestServer(@Nullable MemoryBackend backend, @Nullable MongoServer server,
+			@Nullable InetSocketAddress address, String connectionString, String database) {
+		this.backend = backend;
+		this.server = server;
+		this.address = address;
+		this.connectionString = connectionString;
+		this.database = database;
+		this.client = newClient();
+		this.template = new MongoTemplate(client, database);
+	}
+
+	/**
+	 * Starts the in-process server on a free port, or connects to {@code MONGODB_URI} if it is set.
+	 */
+	public static MongoTestServer start() {
+		String uri = realServerUri();
+		String database = "distlock_test_" + UUID.randomUUID().toString().substring(0, 8);
+		if (uri != null) {
+			return new MongoTestServer(null, null, null, uri, database);
+		}
+		return startInProcess(database);
+	}
+
+	/**
+	 * Always starts the in-process server, whatever the environment says.
+	 */
+	public static MongoTestServer startInProcess() {
+		return startInProcess("distlock_test");
+	}
+
+	private static MongoTestServer startInProcess(String database) {
+		MemoryBackend backend = new MemoryBackend();
+		MongoServer server = new MongoServer(backend);
+		InetSocketAddress address = server.bind();
+		return new MongoTestServer(backend, server, address,
+				"mongodb://" + address.getHostString() + ":" + address.getPort(), database);
+	}
+
+	/**
+	 * The real server's URI from {@code MONGODB_URI}, or null when the in-process server is used.
+	 */
+	public static @Nullable String realServerUri() {
+		String uri = System.getenv(URI_VARIABLE);
+		return uri == null || uri.isBlank() ? null : uri;
+	}
+
+	/**
+	 * Whether this is a real server rather than mongo-java-server.
+	 */
+	public boolean isReal() {
+		return backend == null;
+	}
+
+	/**
+	 * The connection string, for clients a test builds itself.
+	 */
+	public String connectionString() {
+		return connectionString;
+	}
+
+	/**
+	 * The database this instance works in.
+	 */
+	public String database() {
+		return database;
+	}
+
+	/**
+	 * The shared client, with short timeouts.
+	 */
+	public MongoClient client() {
+		return client;
+	}
+
+	/**
+	 * A template on this instance's database.
+	 */
+	public MongoTemplate template() {
+		return template;
+	}
+
+	/**
+	 * A new client with the short timeouts; the caller closes it.
+	 */
+	public MongoClient newClient() {
+		MongoClientSettings settings = MongoClientSettings.builder()
+			.applyConnectionString(new ConnectionString(connectionString))
+			.applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(
+					SERVER_SELECTION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+			.applyToSocketSettings(socket -> socket.connectTimeout(CONNECT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+				.readTimeout(READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+			.applyToServerSettings(server -> server.heartbeatFrequency(500, TimeUnit.MILLISECONDS)
+				.minHeartbeatFrequency(100, TimeUnit.MILLISECONDS))
+			.build();
+		return MongoClients.create(settings);
+	}
+
+	/**
+	 * Stops the in-process server and drops its connections; its data stays for {@link #restart()}.
+	 * @throws UnsupportedOperationException on a real server
+	 */
+	public void stop() {
+		MongoServer running = inProcess("stop");
+		running.shutdownNow();
+	}
+
+	/**
+	 * Starts the in-process server again on the same port, with the data it had.
+	 * @throws UnsupportedOperationException on a real server
+	 */
+	public void restart() {
+		MongoServer stopped = inProcess("restart");
+		stopped.shutdownNow();
+		MongoServer fresh = new MongoServer(backend);
+		fresh.bind(address);
+		server = fresh;
+	}
+
+	private MongoServer inProcess(String operation) {
+		if (server == null) {
+			throw new UnsupportedOperationException("Cannot " + operation + " a real server (" + URI_VARIABLE + ")");
+		}
+		return server;
+	}
+
+	/**
+	 * Drops this instance's database on a real server, closes the client and stops the in-process server.
+	 */
+	@Override
+	public void close() {
+		try {
+			if (isReal()) {
+				client.getDatabase(database).drop();
+			}
+		}
+		finally {
+			client.close();
+			if (server != null) {
+				server.shutdownNow();
+			}
+		}
+	}
+
+}
