@@ -1,0 +1,92 @@
+package dev.distlock.autoconfigure;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.memory.InMemoryLockProvider;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.spring.DistributedLockBeanPostProcessor;
+
+/**
+ * The core of distlock: the {@link LockTemplate}, the {@code @DistributedLock} post-processor and, when no store
+ * auto-configuration supplied a {@link LockProvider}, the in-memory fallback.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DistributedLockProperties.class)
+public final class DistributedLockAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockAutoConfiguration.class);
+
+	/**
+	 * The in-memory provider when {@code provider} is {@code auto} or {@code in-memory} and no store was configured;
+	 * a startup failure naming the property when {@code redis} or {@code mongo} was asked for and is missing.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	LockProvider lockProvider(DistributedLockProperties properties) {
+		return switch (properties.getProvider()) {
+			case REDIS -> throw PropertyChecks.invalid("provider", "is redis, but no Redis lock provider could be "
+					+ "configured: add dev.distlock:lock-redis and spring-boot-starter-data-redis so that a single "
+					+ "RedisConnectionFactory bean exists");
+			case MONGO -> throw PropertyChecks.invalid("provider", "is mongo, but no MongoDB lock provider could be "
+					+ "configured: add dev.distlock:lock-mongo and spring-boot-starter-data-mongodb so that a single "
+					+ "MongoTemplate bean exists");
+			case IN_MEMORY -> {
+				logger.info("Using the in-memory lock provider: locks are JVM-local");
+				yield new InMemoryLockProvider();
+			}
+			case AUTO -> {
+				logger.warn("No Redis or MongoDB lock store is configured; falling back to the in-memory lock provider, "
+						+ "whose locks are JVM-local and do not exclude other instances");
+				yield new InMemoryLockProvider();
+			}
+		};
+	}
+
+	/**
+	 * The template, with the properties as defaults and every {@link LockListener} bean.
+	 */
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	LockTemplate lockTemplate(LockProvider provider, DistributedLockProperties properties,
+			ObjectProvider<LockListener> listeners, Environment environment) {
+		LockTemplate.Builder builder = LockTemplate.builder(provider)
+			.defaults(PropertyChecks.options(properties))
+			.keyPrefix(PropertyChecks.keyPrefix(properties))
+			.owner(PropertyChecks.owner(properties, environment));
+		listeners.orderedStream().forEach(builder::listener);
+		logger.debug("Lock template on provider '" + provider.name() + "'");
+		return builder.build();
+	}
+
+	/**
+	 * Proxies {@code @DistributedLock} beans. Static, as post-processors must be, so it binds its own properties.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static DistributedLockBeanPostProcessor distributedLockBeanPostProcessor(ObjectProvider<LockTemplate> template,
+			Environment environment) {
+		DistributedLockProperties properties = Binder.get(environment)
+			.bindOrCreate("distributed-lock", DistributedLockProperties.class);
+		DistributedLockBeanPostProcessor postProcessor = new DistributedLockBeanPostProcessor(template::getObject,
+				properties.getSpel().isBeanReferences());
+		postProcessor.setBeforeExistingAdvisors(properties.getAop().isBeforeExistingAdvisors());
+		postProcessor.setOrder(properties.getAop().getOrder());
+		return postProcessor;
+	}
+
+}

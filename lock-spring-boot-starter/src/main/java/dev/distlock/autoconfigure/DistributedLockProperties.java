@@ -1,0 +1,368 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+import dev.distlock.core.FailureMode;
+
+/**
+ * The {@code distributed-lock.*} properties. The lock options here are the defaults of the {@code LockTemplate} and of
+ * every {@code @DistributedLock} attribute left unset.
+ */
+@ConfigurationProperties("distributed-lock")
+public class DistributedLockProperties {
+
+	/**
+	 * Whether to auto-configure distributed locks; when off, @DistributedLock methods run unlocked.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Which store holds the locks: auto (Redis, then MongoDB, then in-memory), redis, mongo or in-memory.
+	 */
+	private LockProviderType provider = LockProviderType.AUTO;
+
+	/**
+	 * Prefix put before every lock key, such as "myapp:".
+	 */
+	private String keyPrefix = "";
+
+	/**
+	 * Lease of a lock: how long the store keeps it without a renewal.
+	 */
+	private Duration timeout = Duration.ofSeconds(10);
+
+	/**
+	 * How many more attempts follow the first when the lock is held.
+	 */
+	private int retries = 0;
+
+	/**
+	 * Wait before the first retry.
+	 */
+	private Duration delay = Duration.ofMillis(50);
+
+	/**
+	 * Ratio by which the retry delay grows; 1.0 keeps it fixed.
+	 */
+	private double backoffMultiplier = 1.0;
+
+	/**
+	 * Cap on a grown retry delay; none when unset.
+	 */
+	private @Nullable Duration maxDelay;
+
+	/**
+	 * Overall limit on waiting for a lock, whatever retries remain; none when unset.
+	 */
+	private @Nullable Duration maxWait;
+
+	/**
+	 * Whether a watchdog renews the lease every third of it while the lock is held.
+	 */
+	private boolean autoRenew = false;
+
+	/**
+	 * What a locked method does when the lock cannot be had: throw or skip.
+	 */
+	private FailureMode onFailure = FailureMode.THROW;
+
+	/**
+	 * Owner name stored with every lock for status queries; defaults to spring.application.name.
+	 */
+	private @Nullable String owner;
+
+	/**
+	 * Redis provider settings.
+	 */
+	private final Redis redis = new Redis();
+
+	/**
+	 * MongoDB provider settings.
+	 */
+	private final Mongo mongo = new Mongo();
+
+	/**
+	 * Key expression settings.
+	 */
+	private final Spel spel = new Spel();
+
+	/**
+	 * Interception settings.
+	 */
+	private final Aop aop = new Aop();
+
+	public boolean isEnabled() {
+		return enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public LockProviderType getProvider() {
+		return provider;
+	}
+
+	public void setProvider(LockProviderType provider) {
+		this.provider = provider;
+	}
+
+	public String getKeyPrefix() {
+		return keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getTimeout() {
+		return timeout;
+	}
+
+	public void setTimeout(Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public int getRetries() {
+		return retries;
+	}
+
+	public void setRetries(int retries) {
+		this.retries = retries;
+	}
+
+	public Duration getDelay() {
+		return delay;
+	}
+
+	public void setDelay(Duration delay) {
+		this.delay = delay;
+	}
+
+	public double getBackoffMultiplier() {
+		return backoffMultiplier;
+	}
+
+	public void setBackoffMultiplier(double backoffMultiplier) {
+		this.backoffMultiplier = backoffMultiplier;
+	}
+
+	public @Nullable Duration getMaxDelay() {
+		return maxDelay;
+	}
+
+	public void setMaxDelay(@Nullable Duration maxDelay) {
+		this.maxDelay = maxDelay;
+	}
+
+	public @Nullable Duration getMaxWait() {
+		return maxWait;
+	}
+
+	public void setMaxWait(@Nullable Duration maxWait) {
+		this.maxWait = maxWait;
+	}
+
+	public boolean isAutoRenew() {
+		return autoRenew;
+	}
+
+	public void setAutoRenew(boolean autoRenew) {
+		this.autoRenew = autoRenew;
+	}
+
+	public FailureMode getOnFailure() {
+		return onFailure;
+	}
+
+	public void setOnFailure(FailureMode onFailure) {
+		this.onFailure = onFailure;
+	}
+
+	public @Nullable String getOwner() {
+		return owner;
+	}
+
+	public void setOwner(@Nullable String owner) {
+		this.owner = owner;
+	}
+
+	public Redis getRedis() {
+		return redis;
+	}
+
+	public Mongo getMongo() {
+		return mongo;
+	}
+
+	public Spel getSpel() {
+		return spel;
+	}
+
+	public Aop getAop() {
+		return aop;
+	}
+
+	/**
+	 * Redis provider settings.
+	 */
+	public static class Redis {
+
+		/**
+		 * Prefix of every Redis key the provider writes.
+		 */
+		private String namespace = "distlock";
+
+		/**
+		 * Whether waiters subscribe to release notifications instead of only polling.
+		 */
+		private boolean pubSub = true;
+
+		public String getNamespace() {
+			return namespace;
+		}
+
+		public void setNamespace(String namespace) {
+			this.namespace = namespace;
+		}
+
+		public boolean isPubSub() {
+			return pubSub;
+		}
+
+		public void setPubSub(boolean pubSub) {
+			this.pubSub = pubSub;
+		}
+
+	}
+
+	/**
+	 * MongoDB provider settings.
+	 */
+	public static class Mongo {
+
+		/**
+		 * Collection holding one document per lock key.
+		 */
+		private String collection = "distributed_locks";
+
+		/**
+		 * Write concern of every lock write, such as majority, w1 or journaled.
+		 */
+		private String writeConcern = "majority";
+
+		/**
+		 * Whether to create the indexes the status query and the purger use at startup.
+		 */
+		private boolean createIndexes = true;
+
+		/**
+		 * How often expired lock documents are purged; never when unset.
+		 */
+		private @Nullable Duration purgeInterval = Duration.ofMinutes(5);
+
+		/**
+		 * How long a lock must have been expired before its document is purged.
+		 */
+		private Duration purgeGrace = Duration.ofHours(1);
+
+		public String getCollection() {
+			return collection;
+		}
+
+		public void setCollection(String collection) {
+			this.collection = collection;
+		}
+
+		public String getWriteConcern() {
+			return writeConcern;
+		}
+
+		public void setWriteConcern(String writeConcern) {
+			this.writeConcern = writeConcern;
+		}
+
+		public boolean isCreateIndexes() {
+			return createIndexes;
+		}
+
+		public void setCreateIndexes(boolean createIndexes) {
+			this.createIndexes = createIndexes;
+		}
+
+		public @Nullable Duration getPurgeInterval() {
+			return purgeInterval;
+		}
+
+		public void setPurgeInterval(@Nullable Duration purgeInterval) {
+			this.purgeInterval = purgeInterval;
+		}
+
+		public Duration getPurgeGrace() {
+			return purgeGrace;
+		}
+
+		public void setPurgeGrace(Duration purgeGrace) {
+			this.purgeGrace = purgeGrace;
+		}
+
+	}
+
+	/**
+	 * Key expression settings.
+	 */
+	public static class Spel {
+
+		/**
+		 * Whether key expressions may reference beans as @name; types stay unreachable either way.
+		 */
+		private boolean beanReferences = false;
+
+		public boolean isBeanReferences() {
+			return beanReferences;
+		}
+
+		public void setBeanReferences(boolean beanReferences) {
+			this.beanReferences = beanReferences;
+		}
+
+	}
+
+	/**
+	 * Interception settings.
+	 */
+	public static class Aop {
+
+		/**
+		 * Whether the lock advisor goes before existing advisors, so the lock wraps @Transactional and other advice.
+		 */
+		private boolean beforeExistingAdvisors = true;
+
+		/**
+		 * Order of the @DistributedLock post-processor among bean post-processors.
+		 */
+		private int order = Ordered.LOWEST_PRECEDENCE;
+
+		public boolean isBeforeExistingAdvisors() {
+			return beforeExistingAdvisors;
+		}
+
+		public void setBeforeExistingAdvisors(boolean beforeExistingAdvisors) {
+			this.beforeExistingAdvisors = beforeExistingAdvisors;
+		}
+
+		public int getOrder() {
+			return order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+	}
+
+}

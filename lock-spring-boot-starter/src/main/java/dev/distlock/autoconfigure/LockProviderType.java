@@ -1,0 +1,20 @@
+package dev.distlock.autoconfigure;
+
+/**
+ * Which store holds the locks, as {@code distributed-lock.provider}.
+ */
+public enum LockProviderType {
+
+	/** Redis if configured, else MongoDB if configured, else in-memory. */
+	AUTO,
+
+	/** Redis; startup fails if lock-redis or a {@code RedisConnectionFactory} is missing. */
+	REDIS,
+
+	/** MongoDB; startup fails if lock-mongo or a {@code MongoTemplate} is missing. */
+	MONGO,
+
+	/** Locks inside this JVM only: for tests and single-instance apps. */
+	IN_MEMORY
+
+}

@@ -1,0 +1,41 @@
+package dev.distlock.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.RedisLockSettings;
+
+/**
+ * The Redis provider, on the application's {@link RedisConnectionFactory}. Runs after Spring Boot's Redis
+ * auto-configuration and before the core one, and is the first choice of {@code provider=auto}.
+ */
+@AutoConfiguration(before = DistributedLockAutoConfiguration.class,
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass({ RedisLockProvider.class, RedisConnectionFactory.class })
+@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnLockProvider(LockProviderType.REDIS)
+@EnableConfigurationProperties(DistributedLockProperties.class)
+public final class RedisLockAutoConfiguration {
+
+	/**
+	 * The provider, unless the application has its own {@link LockProvider}.
+	 */
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean(LockProvider.class)
+	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, DistributedLockProperties properties) {
+		DistributedLockProperties.Redis redis = properties.getRedis();
+		RedisLockSettings settings = new RedisLockSettings(
+				PropertyChecks.text("redis.namespace", redis.getNamespace()), redis.isPubSub());
+		return new RedisLockProvider(connectionFactory, settings);
+	}
+
+}

@@ -1,0 +1,137 @@
+package dev.distlock.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.core.FailureMode;
+
+/**
+ * Runs the method under a distributed lock. On a class, every public method is locked. Attributes left unset fall back
+ * to the {@code distributed-lock.*} properties (the {@link dev.distlock.core.LockTemplate}'s defaults).
+ *
+ * <p>Keys are SpEL expressions that see the parameters by name, as {@code #p0} / {@code #a0}, and {@code #root.method},
+ * {@code #root.target} and {@code #root.args}. Literal keys need quotes: {@code key = "'nightly-report'"}. The
+ * {@code ...String} attributes accept {@code ${...}} placeholders and durations such as {@code 500ms}, {@code 10s} or
+ * {@code PT1M}. Sync methods hold the lock for the call; {@code CompletableFuture}/{@code CompletionStage},
+ * {@code Mono} and {@code Flux} methods hold it until completion, error or cancel.
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+	/**
+	 * The lock key as a SpEL expression, such as {@code "'seat:' + #showId + ':' + #seat"}; empty means
+	 * {@code ClassName.methodName}.
+	 */
+	String key() default "";
+
+	/**
+	 * Several key expressions, locked together as one all-or-nothing group in sorted order. Exclusive with {@link #key()}.
+	 */
+	String[] keys() default {};
+
+	/**
+	 * The lease in {@link #timeUnit()}; negative means unset.
+	 */
+	long timeout() default -1;
+
+	/**
+	 * The lease as a duration string or placeholder, such as {@code 30s}; empty means unset.
+	 */
+	String timeoutString() default "";
+
+	/**
+	 * How many more attempts follow the first; negative means unset.
+	 */
+	int retries() default -1;
+
+	/**
+	 * The retries as a number or placeholder; empty means unset.
+	 */
+	String retriesString() default "";
+
+	/**
+	 * The wait before the first retry in {@link #timeUnit()}; negative means unset.
+	 */
+	long delay() default -1;
+
+	/**
+	 * The first retry delay as a duration string or placeholder; empty means unset.
+	 */
+	String delayString() default "";
+
+	/**
+	 * The ratio by which the retry delay grows (1.0 keeps it fixed); negative means unset.
+	 */
+	double backoffMultiplier() default -1;
+
+	/**
+	 * The backoff ratio as a number or placeholder; empty means unset.
+	 */
+	String backoffMultiplierString() default "";
+
+	/**
+	 * The cap on a grown retry delay in {@link #timeUnit()}; negative means unset.
+	 */
+	long maxDelay() default -1;
+
+	/**
+	 * The cap on a grown retry delay as a duration string or placeholder; empty means unset.
+	 */
+	String maxDelayString() default "";
+
+	/**
+	 * The overall limit on waiting in {@link #timeUnit()}, whatever retries remain; negative means unset.
+	 */
+	long maxWait() default -1;
+
+	/**
+	 * The overall limit on waiting as a duration string or placeholder; empty means unset.
+	 */
+	String maxWaitString() default "";
+
+	/**
+	 * Whether a watchdog renews the lease while the method runs: {@code "true"}, {@code "false"} or a placeholder;
+	 * empty means unset.
+	 */
+	String autoRenew() default "";
+
+	/**
+	 * What to do when the lock cannot be had: {@link FailureMode#THROW} or {@link FailureMode#SKIP} (the method does
+	 * not run and returns null, an empty {@code Optional}, {@code Mono} or {@code Flux}, or a future of null). Empty
+	 * means unset; give one value, such as {@code onFailure = FailureMode.SKIP}.
+	 */
+	FailureMode[] onFailure() default {};
+
+	/**
+	 * Whether the lock is shared (a read lock) rather than exclusive.
+	 */
+	boolean shared() default false;
+
+	/**
+	 * How many holders a shared lock admits; 0 means no limit. Only for {@link #shared()} locks.
+	 */
+	int maxConcurrent() default 0;
+
+	/**
+	 * The minimum hold in {@link #timeUnit()}: after a fast method returns, the lock stays held until this time has
+	 * passed since acquisition (by shortening the lease, not by sleeping); negative means unset.
+	 */
+	long holdAtLeast() default -1;
+
+	/**
+	 * The minimum hold as a duration string or placeholder, such as {@code 5s}; empty means unset.
+	 */
+	String holdAtLeastString() default "";
+
+	/**
+	 * The unit of the numeric duration attributes.
+	 */
+	TimeUnit timeUnit() default TimeUnit.MILLISECONDS;
+
+}

@@ -1,0 +1,87 @@
+package dev.distlock.spring;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import dev.distlock.core.LockTemplate;
+
+/**
+ * Proxies beans with {@link DistributedLock @DistributedLock} methods, as Spring's {@code @Retryable} and
+ * {@code @ConcurrencyLimit} post-processors do. By default the lock advisor goes before existing advisors, so the
+ * lock wraps {@code @Transactional}: taken before the transaction begins, released after it commits or rolls back.
+ * Once all singletons exist, every annotated method's definition is built, so a bad key expression or attribute
+ * fails startup naming the method.
+ */
+public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+		implements SmartInitializingSingleton {
+
+	private final Supplier<LockTemplate> template;
+
+	private final boolean beanReferences;
+
+	private final Set<Class<?>> lockedClasses = ConcurrentHashMap.newKeySet();
+
+	private DistributedLockInterceptor interceptor;
+
+	/**
+	 * A post-processor taking locks through the template.
+	 * @param template the template, looked up on first use
+	 * @param beanReferences whether key expressions may reference beans as {@code @name}
+	 */
+	public DistributedLockBeanPostProcessor(Supplier<LockTemplate> template, boolean beanReferences) {
+		this.template = template;
+		this.beanReferences = beanReferences;
+		this.interceptor = new DistributedLockInterceptor(template, null, null);
+		this.advisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(), interceptor);
+		setBeforeExistingAdvisors(true);
+		setProxyTargetClass(true);
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		super.setBeanFactory(beanFactory);
+		ConfigurableBeanFactory configurable = (ConfigurableBeanFactory) beanFactory;
+		this.interceptor = new DistributedLockInterceptor(template, new EmbeddedValueResolver(configurable),
+				beanReferences ? new BeanFactoryResolver(beanFactory) : null);
+		this.advisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(), interceptor);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Object result = super.postProcessAfterInitialization(bean, beanName);
+		if (isEligible(bean, beanName)) {
+			lockedClasses.add(AopProxyUtils.ultimateTargetClass(bean));
+		}
+		return result;
+	}
+
+	/**
+	 * Validates every annotated method of the beans proxied so far.
+	 * @throws LockAnnotationException naming the first invalid method
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		DistributedLockPointcut pointcut = new DistributedLockPointcut();
+		for (Class<?> lockedClass : lockedClasses) {
+			Class<?> userClass = ClassUtils.getUserClass(lockedClass);
+			for (var method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+				if (pointcut.matches(method, userClass)) {
+					interceptor.validate(method, userClass);
+				}
+			}
+		}
+	}
+
+}

@@ -1,0 +1,116 @@
+package dev.distlock.spring;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.expression.BeanResolver;
+import org.springframework.util.StringValueResolver;
+import org.springframework.util.function.SingletonSupplier;
+
+import dev.distlock.core.LockTemplate;
+
+/**
+ * Runs {@link DistributedLock @DistributedLock} methods under their lock. Each method's definition (keys parsed,
+ * attributes resolved) is built once and cached; per call only the key expressions are evaluated.
+ */
+public final class DistributedLockInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
+
+	private final Supplier<LockTemplate> template;
+
+	private final LockDefinitionFactory factory;
+
+	private final Map<MethodClassKey, LockDefinition> definitions = new ConcurrentHashMap<>();
+
+	/**
+	 * An interceptor taking locks through the template.
+	 * @param template the template, looked up on first use
+	 * @param valueResolver resolves {@code ${...}} in the {@code ...String} attributes, or null for none
+	 * @param beanResolver resolves {@code @bean} in key expressions, or null to forbid them
+	 */
+	public DistributedLockInterceptor(Supplier<LockTemplate> template, @Nullable StringValueResolver valueResolver,
+			@Nullable BeanResolver beanResolver) {
+		this.template = SingletonSupplier.of(template);
+		this.factory = new LockDefinitionFactory(valueResolver, beanResolver);
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		if (target == null) {
+			return invocation.proceed();
+		}
+		LockDefinition definition = definition(invocation.getMethod(), AopUtils.getTargetClass(target));
+		if (definition == null) {
+			return invocation.proceed();
+		}
+		List<String> keys = definition.keys().evaluate(target, invocation.getArguments());
+		LockTemplate locks = template.get();
+		if (definition.kind() == LockDefinition.Kind.MONO || definition.kind() == LockDefinition.Kind.FLUX) {
+			return ReactiveLocking.invoke(invocation, () -> acquire(locks, definition, keys),
+					definition.kind() == LockDefinition.Kind.FLUX);
+		}
+		Optional<HeldLock> held = acquire(locks, definition, keys);
+		if (held.isEmpty()) {
+			return definition.skippedResult();
+		}
+		if (definition.kind() == LockDefinition.Kind.FUTURE) {
+			return FutureLocking.invoke(invocation, held.get());
+		}
+		Object result;
+		try (LockContext.Scope scope = LockContext.open(held.get().handles())) {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			held.get().releaseAfter(ex);
+			throw ex;
+		}
+		held.get().release();
+		return result;
+	}
+
+	/**
+	 * Builds and caches the definition of a method if it is annotated, so a bad one fails at startup.
+	 * @throws LockAnnotationException naming the method if its annotation is invalid
+	 */
+	void validate(Method method, Class<?> targetClass) {
+		definition(method, targetClass);
+	}
+
+	private @Nullable LockDefinition definition(Method method, Class<?> targetClass) {
+		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+		LockDefinition cached = definitions.get(cacheKey);
+		if (cached != null) {
+			return cached;
+		}
+		DistributedLock annotation = DistributedLockPointcut.find(method, targetClass);
+		if (annotation == null) {
+			return null;
+		}
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		LockDefinition created = factory.create(specific, targetClass, annotation, template.get().defaults());
+		definitions.putIfAbsent(cacheKey, created);
+		return created;
+	}
+
+	private static Optional<HeldLock> acquire(LockTemplate template, LockDefinition definition, List<String> keys) {
+		Optional<HeldLock> held = HeldLock.acquire(template, definition, keys);
+		if (held.isEmpty() && logger.isDebugEnabled()) {
+			logger.debug("Skipped " + Methods.describe(definition.method()) + ": lock " + keys + " is held elsewhere");
+		}
+		return held;
+	}
+
+}

@@ -1,0 +1,180 @@
+package dev.distlock.spring;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.expression.BeanResolver;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
+
+import dev.distlock.core.FailureMode;
+import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockOptions;
+
+/**
+ * Turns a {@link DistributedLock} into a {@link LockDefinition}: parses the keys, resolves the {@code ...String}
+ * attributes and lays the set attributes over the template's defaults. Every problem names the method.
+ */
+final class LockDefinitionFactory {
+
+	private final @Nullable StringValueResolver valueResolver;
+
+	private final @Nullable BeanResolver beanResolver;
+
+	LockDefinitionFactory(@Nullable StringValueResolver valueResolver, @Nullable BeanResolver beanResolver) {
+		this.valueResolver = valueResolver;
+		this.beanResolver = beanResolver;
+	}
+
+	/**
+	 * Resolves the annotation on the method.
+	 * @throws LockAnnotationException naming the method if anything is invalid
+	 */
+	LockDefinition create(Method method, Class<?> targetClass, DistributedLock lock, LockOptions defaults) {
+		if (StringUtils.hasText(lock.key()) && lock.keys().length > 0) {
+			throw new LockAnnotationException(method, "set key or keys, not both", null);
+		}
+		boolean group = lock.keys().length > 0;
+		List<String> sources = group ? Arrays.asList(lock.keys())
+				: StringUtils.hasText(lock.key()) ? List.of(lock.key()) : List.of();
+		LockKeyExpressions keys = LockKeyExpressions.parse(method, targetClass, sources, beanResolver);
+		LockOptions options = options(method, lock, defaults);
+		LockDefinition.Kind kind = LockDefinition.kindOf(method.getReturnType());
+		if (options.onFailure() == FailureMode.SKIP && method.getReturnType().isPrimitive()
+				&& method.getReturnType() != void.class) {
+			throw new LockAnnotationException(method, "onFailure SKIP needs a void or object return type to return "
+					+ "nothing, not " + method.getReturnType(), null);
+		}
+		return new LockDefinition(method, keys, group, options, kind);
+	}
+
+	private LockOptions options(Method method, DistributedLock lock, LockOptions defaults) {
+		LockOptions.Builder builder = defaults.toBuilder();
+		Duration timeout = duration(method, "timeout", lock.timeout(), lock.timeoutString(), lock);
+		if (timeout != null) {
+			builder.timeout(timeout);
+		}
+		Integer retries = number(method, "retries", lock.retries() >= 0 ? lock.retries() : null, lock.retriesString(),
+				Integer::valueOf);
+		if (retries != null) {
+			builder.retries(retries);
+		}
+		Duration delay = duration(method, "delay", lock.delay(), lock.delayString(), lock);
+		if (delay != null) {
+			builder.delay(delay);
+		}
+		Double multiplier = number(method, "backoffMultiplier",
+				lock.backoffMultiplier() >= 0 ? lock.backoffMultiplier() : null, lock.backoffMultiplierString(),
+				Double::valueOf);
+		if (multiplier != null) {
+			builder.backoffMultiplier(multiplier);
+		}
+		Duration maxDelay = duration(method, "maxDelay", lock.maxDelay(), lock.maxDelayString(), lock);
+		if (maxDelay != null) {
+			builder.maxDelay(maxDelay);
+		}
+		Duration maxWait = duration(method, "maxWait", lock.maxWait(), lock.maxWaitString(), lock);
+		if (maxWait != null) {
+			builder.maxWait(maxWait);
+		}
+		Duration holdAtLeast = duration(method, "holdAtLeast", lock.holdAtLeast(), lock.holdAtLeastString(), lock);
+		if (holdAtLeast != null) {
+			builder.holdAtLeast(holdAtLeast);
+		}
+		Boolean autoRenew = number(method, "autoRenew", null, lock.autoRenew(), LockDefinitionFactory::parseBoolean);
+		if (autoRenew != null) {
+			builder.autoRenew(autoRenew);
+		}
+		if (lock.onFailure().length > 1) {
+			throw new LockAnnotationException(method, "onFailure takes one value, got " + Arrays.toString(lock.onFailure()),
+					null);
+		}
+		if (lock.onFailure().length == 1) {
+			builder.onFailure(lock.onFailure()[0]);
+		}
+		if (lock.shared()) {
+			// 0 means a plain read lock: any number of readers, excluded only by a writer.
+			builder.shared(lock.maxConcurrent() == 0 ? Integer.MAX_VALUE : lock.maxConcurrent());
+		}
+		else if (lock.maxConcurrent() != 0) {
+			throw new LockAnnotationException(method, "maxConcurrent applies to shared locks only; set shared = true",
+					null);
+		}
+		else {
+			builder.exclusive();
+		}
+		try {
+			return builder.build();
+		}
+		catch (InvalidLockOptionException ex) {
+			throw new LockAnnotationException(method, ex.getMessage(), ex);
+		}
+	}
+
+	private @Nullable Duration duration(Method method, String attribute, long amount, String text, DistributedLock lock) {
+		if (StringUtils.hasText(text)) {
+			if (amount >= 0) {
+				throw new LockAnnotationException(method, "set " + attribute + " or " + attribute + "String, not both",
+						null);
+			}
+			String resolved = resolve(method, attribute + "String", text);
+			try {
+				return DurationStyle.detectAndParse(resolved);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new LockAnnotationException(method, attribute + "String '" + resolved
+						+ "' is not a duration such as 500ms, 10s or PT1M", ex);
+			}
+		}
+		return amount >= 0 ? Duration.of(amount, lock.timeUnit().toChronoUnit()) : null;
+	}
+
+	private <T> @Nullable T number(Method method, String attribute, @Nullable T value, String text,
+			Function<String, T> parser) {
+		if (!StringUtils.hasText(text)) {
+			return value;
+		}
+		String name = attribute.equals("autoRenew") ? attribute : attribute + "String";
+		if (value != null) {
+			throw new LockAnnotationException(method, "set " + attribute + " or " + name + ", not both", null);
+		}
+		String resolved = resolve(method, name, text);
+		try {
+			return parser.apply(resolved.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new LockAnnotationException(method, name + " '" + resolved + "' is not valid: " + ex.getMessage(), ex);
+		}
+	}
+
+	private String resolve(Method method, String attribute, String text) {
+		if (valueResolver == null) {
+			return text;
+		}
+		try {
+			String resolved = valueResolver.resolveStringValue(text);
+			if (!StringUtils.hasText(resolved)) {
+				throw new LockAnnotationException(method, attribute + " '" + text + "' resolved to nothing", null);
+			}
+			return resolved;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new LockAnnotationException(method, attribute + " '" + text + "' cannot be resolved: " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	private static Boolean parseBoolean(String text) {
+		return switch (text.toLowerCase(java.util.Locale.ROOT)) {
+			case "true" -> Boolean.TRUE;
+			case "false" -> Boolean.FALSE;
+			default -> throw new IllegalArgumentException("expected true or false");
+		};
+	}
+
+}
