@@ -195,6 +195,10 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		signals.close();
 	}
 
+	ReleaseSignals signals() {
+		return signals;
+	}
+
 	boolean release(String key, String token, boolean shared) {
 		String channel = settings.pubSub() ? keys.channel(key) : "";
 		Long released = call(key, "release", () -> redis.execute(

@@ -1,0 +1,149 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.core.LockExtendException;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.redis.testsupport.RedisServerProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * What the provider does when Redis goes away, comes back empty, or a holder outlives its lease. Each test has its own
+ * server, since several stop it.
+ */
+class RedisLockProviderFailureTest {
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+
+	private static final OwnerDetails OWNER = new OwnerDetails("failure-test", "test-host");
+
+	private RedisServerProcess server;
+
+	private LettuceConnectionFactory factory;
+
+	private RedisLockProvider provider;
+
+	private StringRedisTemplate redis;
+
+	@BeforeEach
+	void start() {
+		server = RedisServerProcess.startOnFreePort();
+		factory = server.connectionFactory(COMMAND_TIMEOUT);
+		provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@AfterEach
+	void stop() {
+		provider.close();
+		factory.destroy();
+		server.close();
+	}
+
+	@Test
+	void acquireWithTheServerStoppedFailsWithAStoreErrorNamingTheKeyInsteadOfHanging() {
+		provider.ping(); // the shared connection exists, as in a running application
+		server.stop();
+		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).build();
+		assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+			assertThatThrownBy(() -> provider.tryAcquire(request("down", "t1", Duration.ofSeconds(5))))
+				.isInstanceOf(LockStoreException.class)
+				.hasMessageContaining("down");
+			assertThatThrownBy(() -> template.tryAcquire("down", LockOptions.builder().timeout(Duration.ofSeconds(5))
+				.build())).isInstanceOf(LockStoreException.class).hasMessageContaining("down");
+			assertThatThrownBy(provider::ping).isInstanceOf(LockStoreException.class);
+		});
+		template.close();
+	}
+
+	@Test
+	void restartMidLockMakesRenewalMarkTheHandleLostAndTellsTheListener() throws Exception {
+		CountDownLatch lost = new CountDownLatch(1);
+		AtomicReference<String> lostKey = new AtomicReference<>();
+		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).listener(LockListener.onLost(handle -> {
+			lostKey.set(handle.key());
+			lost.countDown();
+		})).build();
+		LockHandle handle = template.acquire("job",
+				LockOptions.builder().timeout(Duration.ofMillis(900)).autoRenew(true).build());
+		assertThat(provider.isLocked("job")).isTrue();
+
+		server.restart(); // no persistence: the server comes back without the lock
+
+		assertThat(lost.await(15, TimeUnit.SECONDS)).isTrue();
+		assertThat(lostKey.get()).isEqualTo("job");
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(provider.isLocked("job")).isFalse();
+		template.close();
+	}
+
+	@Test
+	void staleHolderReleaseAndExtendAfterTakeoverAreRefusedAndLeaveTheNewHolderUndisturbed() throws Exception {
+		Lease stale = provider.tryAcquire(request("k", "stale-token", Duration.ofMillis(100))).orElseThrow();
+		Thread.sleep(250);
+		Lease current = provider.tryAcquire(request("k", "new-token", Duration.ofSeconds(30))).orElseThrow();
+
+		assertThat(stale.extend(Duration.ofSeconds(30))).isFalse();
+		assertThat(stale.release()).isFalse();
+
+		assertThat(redis.opsForValue().get("distlock:{k}")).isEqualTo("new-token");
+		assertThat(redis.getExpire("distlock:{k}", TimeUnit.MILLISECONDS)).isGreaterThan(25_000);
+		assertThat(current.fencingToken()).isEqualTo(stale.fencingToken() + 1);
+		assertThat(current.release()).isTrue();
+	}
+
+	@Test
+	void staleHandleThrowsTypedErrorsAfterTakeover() throws Exception {
+		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).build();
+		LockHandle stale = template.acquire("h", LockOptions.builder().timeout(Duration.ofMillis(100)).build());
+		Thread.sleep(250);
+		LockHandle current = template.acquire("h", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
+		assertThatThrownBy(() -> stale.extend(Duration.ofSeconds(30))).isInstanceOf(LockExtendException.class)
+			.hasMessageContaining("h");
+		assertThatThrownBy(stale::release).isInstanceOf(LockReleaseException.class).hasMessageContaining("h");
+		assertThat(current.isHeld()).isTrue();
+		assertThat(redis.getExpire("distlock:{h}", TimeUnit.MILLISECONDS)).isGreaterThan(25_000);
+		template.close();
+	}
+
+	@Test
+	void staleSharedHolderCannotReleaseOrExtendAfterAnExclusiveTakeover() throws Exception {
+		Lease stale = provider
+			.tryAcquire(new LockRequest("s", "shared-token", Duration.ofMillis(100), LockMode.SHARED, 2, OWNER))
+			.orElseThrow();
+		Thread.sleep(250);
+		Lease exclusive = provider.tryAcquire(request("s", "exclusive-token", Duration.ofSeconds(30))).orElseThrow();
+		assertThat(stale.release()).isFalse();
+		assertThat(stale.extend(Duration.ofSeconds(30))).isFalse();
+		assertThat(redis.opsForValue().get("distlock:{s}")).isEqualTo("exclusive-token");
+		assertThat(exclusive.fencingToken()).isGreaterThan(stale.fencingToken());
+		assertThat(List.of(exclusive.release())).containsExactly(true);
+	}
+
+	private static LockRequest request(String key, String token, Duration lease) {
+		return new LockRequest(key, token, lease, LockMode.EXCLUSIVE, 1, OWNER);
+	}
+
+}

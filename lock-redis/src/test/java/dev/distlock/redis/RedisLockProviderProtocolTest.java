@@ -1,0 +1,234 @@
+package dev.distlock.redis;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.core.LockGroup;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.redis.testsupport.RedisServerProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The wire protocol: commands per operation (INFO commandstats), key layout, server-clock expiry of shared holders,
+ * and pub/sub subscriptions that do not leak.
+ */
+class RedisLockProviderProtocolTest {
+
+	private static final OwnerDetails OWNER = new OwnerDetails("protocol-test", "test-host");
+
+	private static RedisServerProcess server;
+
+	private static LettuceConnectionFactory factory;
+
+	private static StringRedisTemplate redis;
+
+	private RedisLockProvider provider;
+
+	@BeforeAll
+	static void startServer() {
+		server = RedisServerProcess.startOnFreePort();
+		factory = server.connectionFactory();
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@AfterAll
+	static void stopServer() {
+		factory.destroy();
+		server.close();
+	}
+
+	@BeforeEach
+	void createProvider() {
+		provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
+	}
+
+	@AfterEach
+	void closeProvider() {
+		provider.close();
+	}
+
+	@Test
+	void uncontendedAcquireAndReleaseAreExactlyTwoEvalshaRoundTrips() {
+		cycle("warm-up"); // loads the scripts (EVALSHA, NOSCRIPT, EVAL) once
+		Map<String, Long> before = commandStats();
+		cycle("measured");
+		Map<String, Long> delta = delta(before, commandStats());
+		delta.remove("info"); // the INFO that read "before"
+		// commandstats also counts the commands a script runs, so the figure splits into round trips and script work.
+		assertThat(delta.remove("evalsha")).isEqualTo(2L);
+		assertThat(delta).containsExactlyInAnyOrderEntriesOf(
+				Map.of("set", 1L, "hincrby", 1L, "hset", 1L, "get", 1L, "del", 1L, "publish", 1L));
+	}
+
+	@Test
+	void aSameSlotGroupIsOneRoundTrip() {
+		provider.tryAcquireAll(List.of(request("warm{t}a", "w"), request("warm{t}b", "w")))
+			.orElseThrow()
+			.forEach(Lease::release);
+		Map<String, Long> before = commandStats();
+		List<Lease> leases = provider.tryAcquireAll(List.of(request("order{42}:a", "g"), request("order{42}:b", "g")))
+			.orElseThrow();
+		Map<String, Long> delta = delta(before, commandStats());
+		assertThat(delta.get("evalsha")).isEqualTo(1L);
+		assertThat(leases).extracting(Lease::fencingToken).containsExactly(1L, 1L);
+		assertThat(redis.opsForValue().get("distlock:{order{42}:a}")).isEqualTo("g");
+		leases.forEach(Lease::release);
+	}
+
+	@Test
+	void keysUseHashTagsAndTheFenceHashOutlivesTheLock() {
+		Lease lease = provider.tryAcquire(request("layout", "token-1")).orElseThrow();
+		assertThat(redis.opsForValue().get("distlock:{layout}")).isEqualTo("token-1");
+		assertThat(redis.<String, String>opsForHash().entries("distlock:{layout}:fence")).containsEntry("n", "1")
+			.containsEntry("owner", "protocol-test")
+			.containsEntry("host", "test-host")
+			.containsEntry("mode", "x")
+			.containsKey("at");
+		assertThat(lease.release()).isTrue();
+		assertThat(redis.hasKey("distlock:{layout}")).isFalse();
+		assertThat(redis.getExpire("distlock:{layout}:fence")).isEqualTo(-1L);
+		assertThat(provider.tryAcquire(request("layout", "token-2")).orElseThrow().fencingToken()).isEqualTo(2L);
+	}
+
+	@Test
+	void sharedHoldersExpireByTheServersClock() {
+		provider.tryAcquire(new LockRequest("clock", "s1", Duration.ofSeconds(10), LockMode.SHARED, 2, OWNER))
+			.orElseThrow();
+		long serverNow = serverMillis();
+		Double score = redis.opsForZSet().score("distlock:{clock}", "s1");
+		assertThat(score).isNotNull();
+		assertThat(score.longValue() - serverNow).isBetween(9_000L, 10_000L);
+		// The set lives exactly as long as its longest-lived holder, by the server's clock.
+		assertThat(redis.getExpire("distlock:{clock}", TimeUnit.MILLISECONDS)).isBetween(9_000L, 10_000L);
+	}
+
+	@Test
+	void thousandContendedCyclesLeaveNoSubscriptionAndNoNewThreads() throws Exception {
+		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).build();
+		LockOptions waiting = LockOptions.builder()
+			.timeout(Duration.ofSeconds(10))
+			.delay(Duration.ofMillis(50))
+			.waitUpTo(Duration.ofSeconds(30))
+			.build();
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			contend(executor, template, waiting, 40); // warm up every pool the run uses
+			int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+			long subscribesBefore = commandStats().getOrDefault("subscribe", 0L);
+
+			contend(executor, template, waiting, 1_000);
+
+			try (var watch = provider.watch("probe")) { // proves the PUBSUB CHANNELS query sees a live subscription
+				assertThat(channels()).containsExactly("distlock:{probe}:released");
+			}
+
+			assertThat(commandStats().getOrDefault("subscribe", 0L)).isGreaterThan(subscribesBefore);
+			assertThat(provider.signals().watchedChannels()).isZero();
+			assertThat(awaitNoChannels()).isEmpty();
+			assertThat(ManagementFactory.getThreadMXBean().getThreadCount()).isLessThanOrEqualTo(threadsBefore);
+		}
+		finally {
+			executor.shutdownNow();
+			template.close();
+		}
+	}
+
+	private static void contend(ExecutorService executor, LockTemplate template, LockOptions options, int cycles)
+			throws Exception {
+		int threads = 4;
+		List<Future<?>> futures = new java.util.ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			futures.add(executor.submit(() -> {
+				for (int i = 0; i < cycles / threads; i++) {
+					template.acquire("contended", options).release();
+				}
+				return null;
+			}));
+		}
+		for (Future<?> future : futures) {
+			future.get(120, TimeUnit.SECONDS);
+		}
+	}
+
+	private void cycle(String key) {
+		assertThat(provider.tryAcquire(request(key, "t")).orElseThrow().release()).isTrue();
+	}
+
+	private static List<String> awaitNoChannels() throws InterruptedException {
+		List<String> channels = List.of();
+		for (int i = 0; i < 100; i++) {
+			channels = channels();
+			if (channels.isEmpty()) {
+				break;
+			}
+			Thread.sleep(20); // UNSUBSCRIBE is sent without waiting for its reply
+		}
+		return channels;
+	}
+
+	private static List<String> channels() {
+		// Spring's raw execute flattens array replies, so ask through the factory's own Lettuce client.
+		RedisClient client = (RedisClient) factory.getRequiredNativeClient();
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			return connection.sync().pubsubChannels();
+		}
+	}
+
+	private static long serverMillis() {
+		return redis.execute((RedisCallback<Long>) c -> c.serverCommands().time(TimeUnit.MILLISECONDS));
+	}
+
+	static Map<String, Long> commandStats() {
+		Properties info = redis.execute((RedisCallback<Properties>) c -> c.serverCommands().info("commandstats"));
+		Map<String, Long> calls = new TreeMap<>();
+		info.forEach((name, value) -> {
+			String stat = String.valueOf(name);
+			if (stat.startsWith("cmdstat_")) {
+				String count = String.valueOf(value).split(",")[0].substring("calls=".length());
+				calls.put(stat.substring("cmdstat_".length()), Long.parseLong(count));
+			}
+		});
+		return calls;
+	}
+
+	static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+		Map<String, Long> delta = new TreeMap<>();
+		after.forEach((name, count) -> {
+			long diff = count - before.getOrDefault(name, 0L);
+			if (diff != 0) {
+				delta.put(name, diff);
+			}
+		});
+		return delta;
+	}
+
+	private static LockRequest request(String key, String token) {
+		return new LockRequest(key, token, Duration.ofSeconds(30), LockMode.EXCLUSIVE, 1, OWNER);
+	}
+
+}
