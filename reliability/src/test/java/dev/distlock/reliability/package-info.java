@@ -1,5 +1,5 @@
 /**
- * The reliability suite: multi-process mutual exclusion, fault injection, leaks and bad input.
+ * The reliability suite: multi-JVM fuzz with fencing checks, fault injection, leak checks and the bad-input catalogue.
  */
 @NullMarked
 package dev.distlock.reliability;

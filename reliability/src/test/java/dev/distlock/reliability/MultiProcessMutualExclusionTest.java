@@ -1,0 +1,115 @@
+package dev.distlock.reliability;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.distlock.mongo.testsupport.MongoTestServer;
+import dev.distlock.redis.testsupport.RedisServerProcess;
+import dev.distlock.reliability.worker.IntervalLog;
+import dev.distlock.reliability.worker.IntervalLog.Interval;
+import dev.distlock.reliability.worker.UnguardedCounter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Several worker JVMs, each with several threads, increment an unguarded file counter through {@code @DistributedLock}
+ * on one key. Mutual exclusion holds only if the count is exact, no two critical sections overlap in time, and fencing
+ * tokens strictly increase in interval order.
+ */
+class MultiProcessMutualExclusionTest {
+
+	private static final int WORKERS = Reports.intProperty("reliability.workers", 3);
+
+	private static final int THREADS = Reports.intProperty("reliability.threads", 4);
+
+	private static final int ITERATIONS = Reports.intProperty("reliability.iterations", 500);
+
+	private static RedisServerProcess redis;
+
+	private static MongoTestServer mongo;
+
+	@TempDir
+	Path dir;
+
+	@BeforeAll
+	static void startStores() {
+		redis = RedisServerProcess.startOnFreePort();
+		mongo = MongoTestServer.start();
+	}
+
+	@AfterAll
+	static void stopStores() {
+		if (redis != null) {
+			redis.close();
+		}
+		if (mongo != null) {
+			mongo.close();
+		}
+	}
+
+	@Test
+	void redisWorkersNeverOverlapAndCountExactly() throws IOException {
+		fuzz("redis", List.of("--distributed-lock.provider=redis", "--spring.data.redis.host=127.0.0.1",
+				"--spring.data.redis.port=" + redis.port(), "--worker.delay=5ms"));
+	}
+
+	@Test
+	void mongoWorkersNeverOverlapAndCountExactly() throws IOException {
+		fuzz("mongo", List.of("--distributed-lock.provider=mongo", "--spring.mongodb.uri=" + mongo.connectionString(),
+				"--spring.mongodb.database=" + mongo.database(), "--worker.delay=5ms"));
+	}
+
+	private void fuzz(String store, List<String> storeArgs) throws IOException {
+		Path counterFile = dir.resolve("counter");
+		UnguardedCounter counter = new UnguardedCounter(counterFile);
+		List<WorkerProcess> workers = new ArrayList<>();
+		List<Path> logs = new ArrayList<>();
+		long started = System.nanoTime();
+		try {
+			for (int w = 0; w < WORKERS; w++) {
+				Path log = dir.resolve("worker-" + w + ".log");
+				logs.add(log);
+				List<String> args = new ArrayList<>(storeArgs);
+				args.addAll(List.of("--worker.mode=fuzz", "--worker.key=fuzz-" + store, "--worker.threads=" + THREADS,
+						"--worker.iterations=" + ITERATIONS, "--worker.counter=" + counterFile, "--worker.log=" + log));
+				workers.add(WorkerProcess.start(store + "-fuzz-" + w, args));
+			}
+			for (WorkerProcess worker : workers) {
+				assertThat(worker.awaitLine("DONE", Duration.ofMinutes(4))).isEqualTo("DONE errors=0");
+				assertThat(worker.awaitExit(Duration.ofSeconds(30))).isZero();
+			}
+		}
+		finally {
+			WorkerProcess.closeAll(new ArrayList<>(workers));
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		List<Interval> intervals = new ArrayList<>();
+		for (Path log : logs) {
+			intervals.addAll(IntervalLog.read(log));
+			Files.copy(log, Reports.dir().resolve(store + "-" + log.getFileName()),
+					java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+		}
+		IntervalChecker.Result result = IntervalChecker.check(intervals);
+		int expected = WORKERS * THREADS * ITERATIONS;
+		Reports.figure(store + ".fuzz.processes x threads x iterations", WORKERS + "x" + THREADS + "x" + ITERATIONS);
+		Reports.figure(store + ".fuzz.finalCount", counter.value() + " (expected " + expected + ")");
+		Reports.figure(store + ".fuzz.intervalsChecked", result.intervals());
+		Reports.figure(store + ".fuzz.overlaps", result.overlaps().size());
+		Reports.figure(store + ".fuzz.tokenInversions", result.tokenInversions().size());
+		Reports.figure(store + ".fuzz.wallTime", took.toMillis() + " ms");
+		assertThat(counter.value()).isEqualTo(expected);
+		assertThat(result.intervals()).isEqualTo(expected);
+		assertThat(result.overlaps()).isEmpty();
+		assertThat(result.tokenInversions()).isEmpty();
+	}
+
+}
