@@ -1,5 +1,5 @@
 /**
- * Benchmarks of distlock against its peers and the raw store limit.
+ * The benchmark runner: one command runs every arm and prints the table.
  */
 @NullMarked
 package dev.distlock.benchmarks;

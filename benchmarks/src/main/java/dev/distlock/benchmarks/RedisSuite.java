@@ -1,0 +1,67 @@
+package dev.distlock.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+
+import dev.distlock.benchmarks.harness.LockArm;
+import dev.distlock.benchmarks.redis.DistlockRedisArm;
+import dev.distlock.benchmarks.redis.IntegrationRegistryArm;
+import dev.distlock.benchmarks.redis.LettuceFloorArm;
+import dev.distlock.benchmarks.redis.RedisServerProcess;
+import dev.distlock.benchmarks.redis.RedisStats;
+import dev.distlock.benchmarks.redis.RedissonArm;
+
+/**
+ * Every Redis arm, one after the other, on one redis-server of our own, emptied between arms.
+ */
+final class RedisSuite {
+
+	private RedisSuite() {
+	}
+
+	/**
+	 * What the suite measured.
+	 * @param version the Redis server version
+	 * @param floor the raw Lettuce arm
+	 * @param distlock distlock without auto-renew
+	 * @param distlockRenewing distlock with auto-renew
+	 * @param all every arm, floor first
+	 */
+	record Results(String version, ArmResult floor, ArmResult distlock, ArmResult distlockRenewing,
+			List<ArmResult> all) {
+	}
+
+	static Results run(Settings settings) {
+		Progress.say("Redis arms");
+		try (RedisServerProcess server = RedisServerProcess.start();
+				RedisStats stats = new RedisStats("redis://127.0.0.1:" + server.port())) {
+			String uri = "redis://127.0.0.1:" + server.port();
+			int port = server.port();
+			ArmRunner runner = new ArmRunner(settings, stats::commandCalls, stats::usedMemory);
+			List<LockArm> peers = List.of(new RedissonArm(uri, false), new RedissonArm(uri, true),
+					new IntegrationRegistryArm(port, RedisLockType.SPIN_LOCK, false),
+					new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, false),
+					new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, true));
+			List<ArmResult> all = new ArrayList<>();
+			ArmResult floor = measure(runner, stats, new LettuceFloorArm(uri), "floor", all);
+			ArmResult distlock = measure(runner, stats, new DistlockRedisArm(port, false), "distlock", all);
+			ArmResult renewing = measure(runner, stats, new DistlockRedisArm(port, true), "distlock-renew", all);
+			int n = 0;
+			for (LockArm peer : peers) {
+				measure(runner, stats, peer, "peer" + n++, all);
+			}
+			return new Results(stats.version(), floor, distlock, renewing, all);
+		}
+	}
+
+	private static ArmResult measure(ArmRunner runner, RedisStats stats, LockArm arm, String keyPrefix,
+			List<ArmResult> all) {
+		stats.flushAll();
+		ArmResult result = runner.run(arm, "bench:" + keyPrefix);
+		all.add(result);
+		return result;
+	}
+
+}

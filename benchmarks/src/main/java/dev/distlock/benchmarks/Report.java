@@ -1,0 +1,186 @@
+package dev.distlock.benchmarks;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.benchmarks.harness.ContentionResult;
+import dev.distlock.benchmarks.jmh.AnnotationOverhead;
+
+/**
+ * Renders one run as Markdown: the machine, the Redis, Mongo and JMH tables, and the targets with this run's ratios.
+ */
+final class Report {
+
+	private final Settings settings;
+
+	private final RedisSuite.@Nullable Results redis;
+
+	private final List<MongoSuite.Results> mongo;
+
+	private final AnnotationOverhead.@Nullable Results jmh;
+
+	private final double seconds;
+
+	private final StringBuilder out = new StringBuilder();
+
+	Report(Settings settings, RedisSuite.@Nullable Results redis, List<MongoSuite.Results> mongo,
+			AnnotationOverhead.@Nullable Results jmh, double seconds) {
+		this.settings = settings;
+		this.redis = redis;
+		this.mongo = mongo;
+		this.jmh = jmh;
+		this.seconds = seconds;
+	}
+
+	String render() {
+		machine();
+		if (redis != null) {
+			redis(redis);
+		}
+		for (MongoSuite.Results results : mongo) {
+			mongo(results);
+		}
+		if (jmh != null) {
+			jmh(jmh);
+		}
+		new Targets(out, redis, mongo, jmh).render();
+		return out.toString();
+	}
+
+	private void machine() {
+		line("## Machine and run");
+		line("");
+		line("- cores (nproc): " + Machine.cores() + "; CPU: " + Machine.cpuModel() + "; OS: " + Machine.os());
+		line("- JDK: " + Machine.jdk());
+		if (redis != null) {
+			line("- Redis: " + redis.version() + " (redis-server on a free port, no persistence, same host)");
+		}
+		mongo.forEach(results -> line("- Mongo: " + results.endpoint()));
+		line(String.format(Locale.ROOT, "- window %s per figure, warm-up %s per arm, %d locks held for memory; "
+				+ "whole run %.0f s", settings.window(), settings.warmup(), settings.heldLocks(), seconds));
+		line("");
+	}
+
+	private void redis(RedisSuite.Results results) {
+		ArmResult floor = results.floor();
+		line("## Redis: uncontended, one client, distinct keys");
+		line("");
+		line("| arm | 1 thread, cycles/s | x floor | 8 threads, cycles/s | x floor | commands/cycle | "
+				+ "commands/acquire, 8 clients on one key | heap B/held lock | Redis B/held lock |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+		for (ArmResult arm : results.all()) {
+			if (arm.failed() && Double.isNaN(arm.oneThread)) {
+				line("| " + arm.name + " | failed: " + arm.error + " | | | | | | | |");
+				continue;
+			}
+			line("| " + arm.name + " | " + rate(arm.oneThread) + " | " + ratio(arm.oneThread, floor.oneThread) + " | "
+					+ rate(arm.eightThreads) + " | " + ratio(arm.eightThreads, floor.eightThreads) + " | "
+					+ num(arm.commandsPerCycle, 2) + " | " + num(arm.commandsPerContendedCycle, 1) + " | "
+					+ (arm.memory != null ? num(arm.memory.heapBytes(), 0) + " | " + num(arm.memory.storeBytes(), 0)
+							: "- | -")
+					+ " |");
+		}
+		line("");
+		line("Commands per uncontended cycle, by command:");
+		line("");
+		for (ArmResult arm : results.all()) {
+			if (!arm.commandBreakdown.isEmpty()) {
+				line("- " + arm.name + ": " + arm.commandBreakdown.entrySet()
+					.stream()
+					.map(entry -> entry.getKey() + " " + num(entry.getValue(), 2))
+					.collect(Collectors.joining(", ")));
+			}
+		}
+		line("");
+		contention("## Redis: contention, K independent clients on one key", results.all(), floor, false);
+		contention("## Redis: contention with auto-renew (watchdog) on; ratios against the floor without", results.all(),
+				floor, true);
+	}
+
+	private void contention(String title, List<ArmResult> arms, ArmResult floor, boolean renewing) {
+		line(title);
+		line("");
+		line("| arm | K | cycles/s | x floor | handoff p50 ms | handoff p99 ms | handoff max ms | wait p99 ms | "
+				+ "wait max ms | starved clients | overlaps |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		for (ArmResult arm : arms) {
+			if (arm.renewing != renewing && arm != floor) {
+				continue;
+			}
+			for (Map.Entry<Integer, ContentionResult> entry : arm.contention.entrySet()) {
+				ContentionResult c = entry.getValue();
+				ContentionResult base = floor.contention.get(entry.getKey());
+				line("| " + arm.name + " | " + c.clients() + " | " + rate(c.cyclesPerSecond()) + " | "
+						+ ratio(c.cyclesPerSecond(), base != null ? base.cyclesPerSecond() : Double.NaN) + " | "
+						+ num(c.handoffMillis(50), 3) + " | " + num(c.handoffMillis(99), 3) + " | "
+						+ num(c.handoffMillis(100), 3) + " | " + num(c.waitMillis(99), 2) + " | "
+						+ num(c.waitMillis(100), 1) + " | " + c.starved() + " | " + c.violations() + " |");
+			}
+			if (arm.failed() && (arm.renewing == renewing)) {
+				line("| " + arm.name + " | | failed: " + arm.error + " | | | | | | | | |");
+			}
+		}
+		line("");
+	}
+
+	private void mongo(MongoSuite.Results results) {
+		line("## Mongo: " + results.endpoint());
+		line("");
+		line("| arm | 1 thread, cycles/s | x raw | x ShedLock | 8 threads, cycles/s | x raw | x ShedLock | "
+				+ "8 clients one key, cycles/s | wait p99 ms | wait max ms | overlaps | heap B/held lock |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		ArmResult raw = results.floor();
+		ArmResult shed = results.shedLock();
+		for (ArmResult arm : results.all()) {
+			if (arm.failed() && Double.isNaN(arm.oneThread)) {
+				line("| " + arm.name + " | failed: " + arm.error + " | | | | | | | | | | |");
+				continue;
+			}
+			ContentionResult c = arm.contention.get(8);
+			line("| " + arm.name + " | " + rate(arm.oneThread) + " | " + ratio(arm.oneThread, raw.oneThread) + " | "
+					+ ratio(arm.oneThread, shed.oneThread) + " | " + rate(arm.eightThreads) + " | "
+					+ ratio(arm.eightThreads, raw.eightThreads) + " | " + ratio(arm.eightThreads, shed.eightThreads)
+					+ " | " + (c != null ? rate(c.cyclesPerSecond()) + " | " + num(c.waitMillis(99), 2) + " | "
+							+ num(c.waitMillis(100), 1) + " | " + c.violations() : "- | - | - | -")
+					+ " | " + (arm.memory != null ? num(arm.memory.heapBytes(), 0) : "-") + " |");
+		}
+		line("");
+	}
+
+	private void jmh(AnnotationOverhead.Results results) {
+		line("## Annotation + SpEL overhead (JMH, in-memory provider, 1 fork, 3x1 s warm-up, 5x1 s)");
+		line("");
+		if (results.failure() != null) {
+			line("JMH failed: " + results.failure());
+			line("");
+			return;
+		}
+		line("| benchmark | ns/op | error (99.9%) |");
+		line("|---|---:|---:|");
+		results.nanosPerCall().forEach((name, score) -> line("| " + name + " | " + num(score, 0) + " | "
+				+ num(results.error().getOrDefault(name, Double.NaN), 0) + " |"));
+		line("");
+	}
+
+	private void line(String text) {
+		out.append(text).append('\n');
+	}
+
+	static String rate(double perSecond) {
+		return Double.isNaN(perSecond) ? "-" : String.format(Locale.ROOT, "%,.0f", perSecond);
+	}
+
+	static String ratio(double value, double base) {
+		return Double.isNaN(value) || Double.isNaN(base) || base == 0 ? "-"
+				: String.format(Locale.ROOT, "%.2fx", value / base);
+	}
+
+	static String num(double value, int decimals) {
+		return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%,." + decimals + "f", value);
+	}
+
+}

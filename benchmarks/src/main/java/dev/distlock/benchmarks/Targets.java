@@ -1,0 +1,83 @@
+package dev.distlock.benchmarks;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.benchmarks.harness.ContentionResult;
+import dev.distlock.benchmarks.jmh.AnnotationOverhead;
+
+/**
+ * The issue's targets, each with this run's figure and whether it was met. Ratios are within this run only.
+ */
+final class Targets {
+
+	private final StringBuilder out;
+
+	private final RedisSuite.@Nullable Results redis;
+
+	private final List<MongoSuite.Results> mongo;
+
+	private final AnnotationOverhead.@Nullable Results jmh;
+
+	Targets(StringBuilder out, RedisSuite.@Nullable Results redis, List<MongoSuite.Results> mongo,
+			AnnotationOverhead.@Nullable Results jmh) {
+		this.out = out;
+		this.redis = redis;
+		this.mongo = mongo;
+		this.jmh = jmh;
+	}
+
+	void render() {
+		out.append("## Targets (distlock against this run's floor)\n\n");
+		out.append("| measure | target | measured | met |\n|---|---|---|---|\n");
+		if (redis != null) {
+			ArmResult floor = redis.floor();
+			ArmResult ours = redis.distlock();
+			atLeast("Redis uncontended, 1 thread", 0.95, ours.oneThread / floor.oneThread);
+			atLeast("Redis uncontended, 8 threads", 0.95, ours.eightThreads / floor.eightThreads);
+			ContentionResult ours8 = ours.contention.get(8);
+			ContentionResult floor8 = floor.contention.get(8);
+			atLeast("8 clients, one key: throughput", 0.9, ours8 != null && floor8 != null
+					? ours8.cyclesPerSecond() / floor8.cyclesPerSecond() : Double.NaN);
+			atMost("8 clients, one key: handoff p50", 0.2, " ms", ours8 != null ? ours8.handoffMillis(50) : Double.NaN);
+			atMost("8 clients, one key: handoff p99", 1.0, " ms", ours8 != null ? ours8.handoffMillis(99) : Double.NaN);
+			atMost("8 clients, one key: wait max", 50, " ms", ours8 != null ? ours8.waitMillis(100) : Double.NaN);
+			row("8 clients, one key: no starvation", "0 starved clients",
+					ours8 != null ? ours8.starved() + " starved" : "-", ours8 != null && ours8.starved() == 0);
+			ContentionResult renew8 = redis.distlockRenewing().contention.get(8);
+			atLeast("8 clients, auto-renew on: throughput", 0.8, renew8 != null && floor8 != null
+					? renew8.cyclesPerSecond() / floor8.cyclesPerSecond() : Double.NaN);
+		}
+		if (jmh != null) {
+			atMost("annotation overhead (annotated - direct)", 2000, " ns", jmh.overheadNanos());
+		}
+		for (MongoSuite.Results results : mongo) {
+			String where = results.endpoint().startsWith("MongoDB") ? " (real server)" : " (wire server)";
+			atLeast("Mongo vs raw driver, 1 thread" + where, 0.9,
+					results.distlock().oneThread / results.floor().oneThread);
+			atLeast("Mongo vs raw driver, 8 threads" + where, 0.9,
+					results.distlock().eightThreads / results.floor().eightThreads);
+			atLeast("Mongo vs ShedLock, 1 thread" + where, 1.0,
+					results.distlock().oneThread / results.shedLock().oneThread);
+			atLeast("Mongo vs ShedLock, 8 threads" + where, 1.0,
+					results.distlock().eightThreads / results.shedLock().eightThreads);
+		}
+		out.append('\n');
+	}
+
+	private void atLeast(String measure, double target, double ratio) {
+		row(measure, ">= " + target + "x", Report.ratio(ratio, 1.0), !Double.isNaN(ratio) && ratio >= target);
+	}
+
+	private void atMost(String measure, double target, String unit, double value) {
+		row(measure, "<= " + Report.num(target, unit.equals(" ms") ? 1 : 0) + unit,
+				Report.num(value, unit.equals(" ms") ? 3 : 0) + unit, !Double.isNaN(value) && value <= target);
+	}
+
+	private void row(String measure, String target, String measured, boolean met) {
+		out.append("| ").append(measure).append(" | ").append(target).append(" | ").append(measured).append(" | ")
+			.append(met ? "yes" : "**no**").append(" |\n");
+	}
+
+}

@@ -1,0 +1,86 @@
+package dev.distlock.benchmarks.mongo;
+
+import java.time.Duration;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import org.springframework.data.mongodb.core.MongoTemplate;
+
+import dev.distlock.benchmarks.harness.LockArm;
+import dev.distlock.benchmarks.harness.LockClient;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.mongo.MongoLockProvider;
+import dev.distlock.mongo.MongoLockSettings;
+
+/**
+ * distlock: {@link LockTemplate} on {@link MongoLockProvider} with the default settings (majority writes), a 10 s
+ * lease, and the same 1 ms retry delay as the other Mongo arms.
+ */
+public final class DistlockMongoArm implements LockArm {
+
+	private static final LockOptions OPTIONS = LockOptions.builder()
+		.timeout(Duration.ofSeconds(10))
+		.waitUpTo(Duration.ofSeconds(60))
+		.delay(MongoPause.RETRY_DELAY)
+		.build();
+
+	private final String uri;
+
+	/**
+	 * An arm on the server at the URI.
+	 */
+	public DistlockMongoArm(String uri) {
+		this.uri = uri;
+	}
+
+	@Override
+	public String name() {
+		return "distlock";
+	}
+
+	@Override
+	public boolean renewing() {
+		return false;
+	}
+
+	@Override
+	public LockClient newClient() {
+		return new Client(MongoClients.create(uri));
+	}
+
+	private static final class Client implements LockClient {
+
+		private final MongoClient client;
+
+		private final MongoLockProvider provider;
+
+		private final LockTemplate template;
+
+		Client(MongoClient client) {
+			this.client = client;
+			this.provider = new MongoLockProvider(new MongoTemplate(client, "bench"), MongoLockSettings.defaults());
+			this.template = LockTemplate.builder(provider).defaults(OPTIONS).build();
+		}
+
+		@Override
+		public Object lock(String key) {
+			return template.acquire(key, OPTIONS);
+		}
+
+		@Override
+		public void unlock(Object held) {
+			((LockHandle) held).release();
+		}
+
+		@Override
+		public void close() {
+			template.close();
+			provider.close();
+			client.close();
+		}
+
+	}
+
+}

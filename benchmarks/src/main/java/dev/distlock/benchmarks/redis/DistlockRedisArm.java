@@ -1,0 +1,94 @@
+package dev.distlock.benchmarks.redis;
+
+import java.time.Duration;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.distlock.benchmarks.harness.LockArm;
+import dev.distlock.benchmarks.harness.LockClient;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.RedisLockSettings;
+
+/**
+ * distlock: {@link LockTemplate} on {@link RedisLockProvider}, with the default settings (pub/sub release signals on)
+ * and a 10 s lease; waiting is the template's, bounded at 60 s.
+ */
+public final class DistlockRedisArm implements LockArm {
+
+	private final int port;
+
+	private final boolean autoRenew;
+
+	private final LockOptions options;
+
+	/**
+	 * An arm on the server at the port, with or without the watchdog.
+	 */
+	public DistlockRedisArm(int port, boolean autoRenew) {
+		this.port = port;
+		this.autoRenew = autoRenew;
+		this.options = LockOptions.builder()
+			.timeout(Duration.ofSeconds(10))
+			.waitUpTo(Duration.ofSeconds(60))
+			.autoRenew(autoRenew)
+			.build();
+	}
+
+	@Override
+	public String name() {
+		return autoRenew ? "distlock (auto-renew)" : "distlock";
+	}
+
+	@Override
+	public boolean renewing() {
+		return autoRenew;
+	}
+
+	@Override
+	public LockClient newClient() {
+		return new Client(port, options);
+	}
+
+	private static final class Client implements LockClient {
+
+		private final LettuceConnectionFactory connectionFactory;
+
+		private final RedisLockProvider provider;
+
+		private final LockTemplate template;
+
+		private final LockOptions options;
+
+		Client(int port, LockOptions options) {
+			this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
+			this.connectionFactory.afterPropertiesSet();
+			this.connectionFactory.start();
+			this.provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
+			this.template = LockTemplate.builder(provider).defaults(options).build();
+			this.options = options;
+		}
+
+		@Override
+		public Object lock(String key) {
+			return template.acquire(key, options);
+		}
+
+		@Override
+		public void unlock(Object held) {
+			((LockHandle) held).release();
+		}
+
+		@Override
+		public void close() {
+			template.close();
+			provider.close();
+			connectionFactory.destroy();
+		}
+
+	}
+
+}
