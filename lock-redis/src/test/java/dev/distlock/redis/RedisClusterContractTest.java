@@ -1,0 +1,83 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.distlock.core.LockGroup;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.testkit.LockProviderContractTest;
+import dev.distlock.redis.testsupport.RedisClusterProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole contract kit against a real three-master Redis Cluster, through {@code RedisClusterConfiguration}.
+ * Skipped where {@code redis-server} or {@code redis-cli} is not on PATH.
+ */
+class RedisClusterContractTest extends LockProviderContractTest {
+
+	private static RedisClusterProcess cluster;
+
+	private static LettuceConnectionFactory factory;
+
+	@BeforeAll
+	static void startCluster() {
+		Assumptions.assumeTrue(RedisClusterProcess.unavailableReason().isEmpty(),
+				() -> "Cluster test skipped: " + RedisClusterProcess.unavailableReason().orElse(""));
+		cluster = RedisClusterProcess.start(3);
+		factory = cluster.connectionFactory(Duration.ofSeconds(2));
+		// Open the node connections and load the scripts on every master before the timed tests run.
+		try (RedisLockProvider warmUp = new RedisLockProvider(factory, RedisLockSettings.defaults())) {
+			for (int i = 0; i < 12; i++) {
+				warmUp.tryAcquire(new LockRequest("warm-up-" + i, "w", Duration.ofSeconds(5), LockMode.EXCLUSIVE, 1,
+						OWNER)).orElseThrow().release();
+			}
+		}
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		if (factory != null) {
+			factory.destroy();
+		}
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@Override
+	protected LockProvider createProvider() {
+		return new RedisLockProvider(factory, RedisLockSettings.defaults());
+	}
+
+	@Override
+	protected void destroyProvider(LockProvider provider) {
+		((RedisLockProvider) provider).close();
+	}
+
+	@Test
+	void groupsWorkAcrossSlotsAndWithinOneHashTagSlot() {
+		List<String> spread = List.of("a", "b", "c", "d");
+		assertThat(spread.stream().map(key -> SlotHash.getSlot("distlock:{" + prefix + key + "}")).distinct().count())
+			.isGreaterThan(1);
+		LockGroup acrossSlots = template.acquireAll(spread, lease(LONG));
+		assertThat(acrossSlots.handles()).hasSize(4);
+		acrossSlots.release();
+
+		LockGroup oneSlot = template.acquireAll(List.of("{tag}x", "{tag}y"), LockOptions.builder().timeout(LONG).build());
+		assertThat(oneSlot.handles()).extracting(handle -> handle.fencingToken()).containsExactly(1L, 1L);
+		assertThat(newTemplate().tryAcquire("{tag}y", lease(LONG))).isEmpty();
+		oneSlot.release();
+	}
+
+}
