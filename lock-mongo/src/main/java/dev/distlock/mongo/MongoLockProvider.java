@@ -151,7 +151,9 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 			Document holder = (Document) entry.getValue();
 			Date at = holder.getDate(LockDocuments.AT);
 			if (at.getTime() + ((Number) holder.get(LockDocuments.LEASE_MS)).longValue() <= serverNow) {
-				filter.append(SHARED + "." + entry.getKey() + "." + LockDocuments.AT, at);
+				// "not stamped since": a range, because mongo-java-server keeps sub-millisecond precision
+				filter.append(SHARED + "." + entry.getKey() + "." + LockDocuments.AT,
+						new Document("$lt", new Date(at.getTime() + 1)));
 				unset.append(SHARED + "." + entry.getKey(), "");
 			}
 		}
@@ -218,7 +220,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	public long purge() {
 		long graceMs = settings.purgeGrace().toMillis();
 		return MongoErrors.call(null, "purge '" + settings.collection() + "'", () -> {
-			Date serverNow = mongoTemplate.getDb().runCommand(new Document("hello", 1)).getDate("localTime");
+			Date serverNow = mongoTemplate.getDb().runCommand(new Document("isMaster", 1)).getDate("localTime");
 			long removed = collection.deleteMany(LockDocuments.purgeable(serverNow, graceMs)).getDeletedCount();
 			logger.debug("Purged " + removed + " expired lock documents from '" + settings.collection() + "'");
 			return removed;

@@ -35,7 +35,7 @@ public final class MongoTestServer implements AutoCloseable {
 	/** The socket read timeout. */
 	public static final Duration READ_TIMEOUT = Duration.ofSeconds(2);
 
-	private final @Nullable MemoryBackend backend;
+	private final @Nullable KeptBackend backend;
 
 	private @Nullable MongoServer server;
 
@@ -49,7 +49,7 @@ public final class MongoTestServer implements AutoCloseable {
 
 	private final MongoTemplate template;
 
-	private MongoTestServer(@Nullable MemoryBackend backend, @Nullable MongoServer server,
+	private MongoTestServer(@Nullable KeptBackend backend, @Nullable MongoServer server,
 			@Nullable InetSocketAddress address, String connectionString, String database) {
 		this.backend = backend;
 		this.server = server;
@@ -80,7 +80,7 @@ public final class MongoTestServer implements AutoCloseable {
 	}
 
 	private static MongoTestServer startInProcess(String database) {
-		MemoryBackend backend = new MemoryBackend();
+		KeptBackend backend = new KeptBackend();
 		MongoServer server = new MongoServer(backend);
 		InetSocketAddress address = server.bind();
 		return new MongoTestServer(backend, server, address,
@@ -189,7 +189,32 @@ public final class MongoTestServer implements AutoCloseable {
 			if (server != null) {
 				server.shutdownNow();
 			}
+			if (backend != null) {
+				backend.discard();
+			}
 		}
+	}
+
+	/**
+	 * A memory backend that survives {@link MongoServer#shutdownNow()}, which would otherwise clear it, so a
+	 * restart finds the data a crash of a durable server would have kept.
+	 */
+	private static final class KeptBackend extends MemoryBackend {
+
+		private volatile boolean discarding;
+
+		@Override
+		public void close() {
+			if (discarding) {
+				super.close();
+			}
+		}
+
+		void discard() {
+			discarding = true;
+			close();
+		}
+
 	}
 
 }
