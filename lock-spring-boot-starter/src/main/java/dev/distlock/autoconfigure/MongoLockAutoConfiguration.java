@@ -1,8 +1,5 @@
 package dev.distlock.autoconfigure;
 
-import java.time.Duration;
-
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -19,9 +16,10 @@ import dev.distlock.mongo.MongoLockProvider;
 import dev.distlock.mongo.MongoLockSettings;
 
 /**
- * The MongoDB provider, on the application's {@link MongoTemplate}, with index creation at startup and a periodic
- * purge of long-expired lock documents. Runs after Spring Boot's MongoDB and distlock's Redis auto-configurations, so
- * {@code provider=auto} prefers Redis.
+ * The MongoDB provider, on the application's {@link MongoTemplate}. Its {@code start()} creates the index (when
+ * {@code mongo.create-indexes}) and schedules the purger every {@code mongo.purge-interval}; {@code close()} stops it
+ * on shutdown. Runs after Spring Boot's MongoDB and distlock's Redis auto-configurations, so {@code provider=auto}
+ * prefers Redis.
  */
 @AutoConfiguration(before = DistributedLockAutoConfiguration.class, after = RedisLockAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
@@ -32,28 +30,18 @@ import dev.distlock.mongo.MongoLockSettings;
 public final class MongoLockAutoConfiguration {
 
 	/**
-	 * The provider, unless the application has its own {@link LockProvider}; creates its indexes when asked.
+	 * The provider, unless the application has its own {@link LockProvider}.
 	 */
-	@Bean(destroyMethod = "close")
+	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean(LockProvider.class)
 	@ConditionalOnSingleCandidate(MongoTemplate.class)
 	MongoLockProvider mongoLockProvider(MongoTemplate mongoTemplate, DistributedLockProperties properties) {
-		MongoLockProvider provider = new MongoLockProvider(mongoTemplate, settings(properties.getMongo()));
-		if (properties.getMongo().isCreateIndexes()) {
-			provider.createIndexes();
-		}
-		return provider;
+		return new MongoLockProvider(mongoTemplate, settings(properties.getMongo()));
 	}
 
 	/**
-	 * Purges expired lock documents every {@code mongo.purge-interval} while the context runs.
+	 * The settings; {@link MongoLockSettings} checks the values and names the property at fault.
 	 */
-	@Bean
-	@ConditionalOnMissingBean
-	MongoLockPurger mongoLockPurger(ObjectProvider<LockProvider> provider, DistributedLockProperties properties) {
-		return new MongoLockPurger(provider, properties.getMongo().getPurgeInterval());
-	}
-
 	static MongoLockSettings settings(DistributedLockProperties.Mongo mongo) {
 		String name = PropertyChecks.text("mongo.write-concern", mongo.getWriteConcern());
 		WriteConcern writeConcern = WriteConcern.valueOf(name);
@@ -61,16 +49,8 @@ public final class MongoLockAutoConfiguration {
 			throw PropertyChecks.invalid("mongo.write-concern",
 					"unknown write concern '" + name + "'; use majority, w1, w2, w3, journaled or acknowledged");
 		}
-		Duration interval = mongo.getPurgeInterval();
-		if (interval != null) {
-			PropertyChecks.positive("mongo.purge-interval", interval);
-		}
-		Duration grace = mongo.getPurgeGrace();
-		if (grace == null || grace.isNegative()) {
-			throw PropertyChecks.invalid("mongo.purge-grace", "must be zero or more, was " + grace);
-		}
-		return new MongoLockSettings(PropertyChecks.text("mongo.collection", mongo.getCollection()), writeConcern,
-				mongo.isCreateIndexes(), interval, grace);
+		return new MongoLockSettings(mongo.getCollection(), writeConcern, mongo.isCreateIndexes(),
+				mongo.getPurgeInterval(), mongo.getPurgeGrace());
 	}
 
 }
