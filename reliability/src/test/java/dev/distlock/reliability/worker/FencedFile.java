@@ -79,4 +79,12 @@ public final class FencedFile {
 	public record State(long highestToken, String value) {
 	}
 
+	/**
+	 * The file's path, so another process can open the same resource.
+	 */
+	@Override
+	public String toString() {
+		return path.toString();
+	}
+
 }

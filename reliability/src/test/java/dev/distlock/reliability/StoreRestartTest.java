@@ -1,0 +1,121 @@
+package dev.distlock.reliability;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.LockExtendException;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.mongo.testsupport.MongoTestServer;
+import dev.distlock.redis.testsupport.RedisServerProcess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * The lock store goes away while a lock is held and comes back: every call in between fails with a typed error
+ * within the configured client timeouts (never a hang), and locking works again once the store is back.
+ */
+class StoreRestartTest {
+
+	/** RedisServerProcess's Lettuce command and connect timeout. */
+	private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(1);
+
+	/** MongoTestServer's server selection plus read timeout: the longest one call may wait. */
+	private static final Duration MONGO_TIMEOUT = MongoTestServer.SERVER_SELECTION_TIMEOUT
+		.plus(MongoTestServer.READ_TIMEOUT);
+
+	/** Scheduling slack on a busy 2-core machine; a hang would exceed it by far. */
+	private static final Duration SLACK = Duration.ofMillis(1500);
+
+	private static final LockOptions OPTIONS = LockOptions.builder().timeout(Duration.ofSeconds(2)).build();
+
+	@Test
+	void redisCrashMidLockFailsTypedWithinTheTimeoutAndRecoversAfterRestart() throws Exception {
+		try (RedisServerProcess redis = RedisServerProcess.startOnFreePort(); Stores stores = new Stores()) {
+			LockTemplate template = stores.redis(redis);
+			LockHandle held = template.acquire("restart", OPTIONS);
+			redis.kill();
+			failsTypedWithin("redis", template, held, REDIS_TIMEOUT.plus(SLACK));
+			redis.start();
+			// Without persistence Redis comes back empty: the old lock and its fencing counter are gone.
+			LockHandle again = recovers("redis", () -> template.acquire("restart", OPTIONS));
+			Reports.figure("redis.restart.fencingTokenBefore/After", held.fencingToken() + "/" + again.fencingToken()
+					+ " (no persistence: the counter restarted)");
+			again.release();
+		}
+	}
+
+	@Test
+	void mongoStopMidLockFailsTypedWithinTheTimeoutAndRecoversAfterRestart() throws Exception {
+		try (MongoTestServer mongo = MongoTestServer.startInProcess(); Stores stores = new Stores()) {
+			LockTemplate template = stores.mongo(mongo);
+			LockHandle held = template.acquire("restart", OPTIONS);
+			mongo.stop();
+			failsTypedWithin("mongo", template, held, MONGO_TIMEOUT.plus(SLACK));
+			mongo.restart();
+			// The data survived, so the old lock blocks until its lease ends and the fencing token keeps rising.
+			LockHandle again = recovers("mongo", () -> template.acquire("restart",
+					OPTIONS.toBuilder().delay(Duration.ofMillis(50)).waitUpTo(Duration.ofSeconds(10)).build()));
+			assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+			Reports.figure("mongo.restart.fencingTokenBefore/After", held.fencingToken() + "/" + again.fencingToken());
+			again.release();
+		}
+	}
+
+	private static void failsTypedWithin(String store, LockTemplate template, LockHandle held, Duration bound) {
+		Duration acquire = timed(store + ".restart.acquireWhileDown", () -> template.acquire("other", OPTIONS),
+				LockStoreException.class);
+		Duration isLocked = timed(store + ".restart.isLockedWhileDown", () -> template.isLocked("restart"),
+				LockStoreException.class);
+		Duration extend = timed(store + ".restart.extendWhileDown", () -> {
+			held.extend(Duration.ofSeconds(2));
+			return null;
+		}, LockExtendException.class);
+		Duration release = timed(store + ".restart.releaseWhileDown", () -> {
+			held.release();
+			return null;
+		}, LockReleaseException.class);
+		Reports.figure(store + ".restart.bound", bound.toMillis() + " ms");
+		assertThat(acquire).isLessThanOrEqualTo(bound);
+		assertThat(isLocked).isLessThanOrEqualTo(bound);
+		assertThat(extend).isLessThanOrEqualTo(bound);
+		assertThat(release).isLessThanOrEqualTo(bound);
+		// The failed release still left the handle invalid and out of the registry.
+		assertThat(template.heldLocks()).isEmpty();
+	}
+
+	private static Duration timed(String figure, Supplier<?> call, Class<? extends DistributedLockException> expected) {
+		long start = System.nanoTime();
+		Throwable thrown = catchThrowable(call::get);
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		Reports.figure(figure, took.toMillis() + " ms, " + (thrown != null ? thrown.getClass().getSimpleName() : "no error"));
+		assertThat(thrown).isInstanceOf(expected);
+		return took;
+	}
+
+	// Clients reconnect by themselves; poll until a lock can be had again, and report how long that took.
+	private static LockHandle recovers(String store, Supplier<LockHandle> acquire) {
+		long start = System.nanoTime();
+		long deadline = start + Duration.ofSeconds(20).toNanos();
+		while (true) {
+			try {
+				LockHandle handle = acquire.get();
+				Reports.figure(store + ".restart.recovery", Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+				return handle;
+			}
+			catch (LockStoreException ex) {
+				if (System.nanoTime() > deadline) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+}

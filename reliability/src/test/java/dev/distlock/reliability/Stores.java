@@ -1,0 +1,79 @@
+package dev.distlock.reliability;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.distlock.core.LockTemplate;
+import dev.distlock.mongo.MongoLockProvider;
+import dev.distlock.mongo.MongoLockSettings;
+import dev.distlock.mongo.testsupport.MongoTestServer;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.RedisLockSettings;
+import dev.distlock.redis.testsupport.RedisServerProcess;
+
+/**
+ * Templates in the test JVM on the same stores and defaults the workers' starter uses, so a test can hold or take
+ * the very key a worker process holds. Closing releases everything this instance built.
+ */
+final class Stores implements AutoCloseable {
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	/**
+	 * A template on the Redis server, with the starter's default namespace and a one-second command timeout.
+	 */
+	LockTemplate redis(RedisServerProcess server) {
+		LettuceConnectionFactory factory = server.connectionFactory();
+		resources.add(factory::destroy);
+		RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
+		resources.add(provider);
+		return template(provider);
+	}
+
+	/**
+	 * A template on the Mongo server's database, with the starter's default collection.
+	 */
+	LockTemplate mongo(MongoTestServer server) {
+		MongoLockProvider provider = new MongoLockProvider(server.template(), MongoLockSettings.defaults());
+		provider.start();
+		resources.add(provider);
+		return template(provider);
+	}
+
+	/**
+	 * The worker arguments that point the starter at the Redis server.
+	 */
+	static List<String> workerArgs(RedisServerProcess server) {
+		return List.of("--distributed-lock.provider=redis", "--spring.data.redis.host=127.0.0.1",
+				"--spring.data.redis.port=" + server.port());
+	}
+
+	/**
+	 * The worker arguments that point the starter at the Mongo server's database.
+	 */
+	static List<String> workerArgs(MongoTestServer server) {
+		return List.of("--distributed-lock.provider=mongo", "--spring.mongodb.uri=" + server.connectionString(),
+				"--spring.mongodb.database=" + server.database());
+	}
+
+	private LockTemplate template(dev.distlock.core.spi.LockProvider provider) {
+		LockTemplate template = LockTemplate.builder(provider).build();
+		resources.add(0, template);
+		return template;
+	}
+
+	@Override
+	public void close() throws Exception {
+		for (AutoCloseable resource : resources) {
+			try {
+				resource.close();
+			}
+			catch (RuntimeException ex) {
+				// Closing after a store fault may fail; the rest must still close.
+			}
+		}
+	}
+
+}
