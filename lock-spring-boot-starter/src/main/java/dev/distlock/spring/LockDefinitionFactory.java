@@ -161,6 +161,10 @@ final class LockDefinitionFactory {
 			if (!StringUtils.hasText(resolved)) {
 				throw new LockAnnotationException(method, attribute + " '" + text + "' resolved to nothing", null);
 			}
+			if (resolved.contains("${")) {
+				throw new LockAnnotationException(method, attribute + " '" + text + "' has an unresolvable placeholder",
+						null);
+			}
 			return resolved;
 		}
 		catch (IllegalArgumentException ex) {
