@@ -43,6 +43,10 @@ final class MongoErrors {
 		catch (MongoException | DataAccessException ex) {
 			throw translate(key, operation, ex);
 		}
+		catch (IllegalStateException ex) {
+			// The driver's answer once the client is closed ("state should be: open").
+			throw translate(key, operation, ex);
+		}
 	}
 
 	static LockStoreException translate(@Nullable String key, String operation, RuntimeException ex) {

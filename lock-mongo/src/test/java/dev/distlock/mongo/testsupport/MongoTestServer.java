@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -134,16 +135,25 @@ public final class MongoTestServer implements AutoCloseable {
 	 * A new client with the short timeouts; the caller closes it.
 	 */
 	public MongoClient newClient() {
-		MongoClientSettings settings = MongoClientSettings.builder()
+		return newClient(builder -> {
+		});
+	}
+
+	/**
+	 * A new client with the short timeouts and the caller's additions (a command listener, say); the caller closes
+	 * it.
+	 */
+	public MongoClient newClient(Consumer<MongoClientSettings.Builder> customizer) {
+		MongoClientSettings.Builder builder = MongoClientSettings.builder()
 			.applyConnectionString(new ConnectionString(connectionString))
 			.applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(
 					SERVER_SELECTION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
 			.applyToSocketSettings(socket -> socket.connectTimeout(CONNECT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
 				.readTimeout(READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
 			.applyToServerSettings(server -> server.heartbeatFrequency(500, TimeUnit.MILLISECONDS)
-				.minHeartbeatFrequency(100, TimeUnit.MILLISECONDS))
-			.build();
-		return MongoClients.create(settings);
+				.minHeartbeatFrequency(100, TimeUnit.MILLISECONDS));
+		customizer.accept(builder);
+		return MongoClients.create(builder.build());
 	}
 
 	/**
