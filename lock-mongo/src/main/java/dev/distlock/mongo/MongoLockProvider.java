@@ -220,11 +220,24 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	public long purge() {
 		long graceMs = settings.purgeGrace().toMillis();
 		return MongoErrors.call(null, "purge '" + settings.collection() + "'", () -> {
-			Date serverNow = mongoTemplate.getDb().runCommand(new Document("isMaster", 1)).getDate("localTime");
+			Date serverNow = serverNow();
+			if (serverNow == null) {
+				return 0L; // an empty collection
+			}
 			long removed = collection.deleteMany(LockDocuments.purgeable(serverNow, graceMs)).getDeletedCount();
 			logger.debug("Purged " + removed + " expired lock documents from '" + settings.collection() + "'");
 			return removed;
 		});
+	}
+
+	/**
+	 * The server's {@code $$NOW}, read through the collection itself (no version-specific command), or null when the
+	 * collection is empty.
+	 */
+	private @Nullable Date serverNow() {
+		Document now = collection.aggregate(List.of(new Document("$limit", 1),
+				new Document("$project", new Document(ID, 0).append("now", "$$NOW")))).first();
+		return now != null ? now.getDate("now") : null;
 	}
 
 	private void purgeQuietly() {

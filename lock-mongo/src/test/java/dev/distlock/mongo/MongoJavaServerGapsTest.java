@@ -75,11 +75,13 @@ class MongoJavaServerGapsTest {
 	}
 
 	@Test
-	void helloIsMissingButIsMasterAnswersWithTheServersLocalTime() {
+	void helloIsMissingButAnAggregateReturnsTheServersNow() {
 		assertThatThrownBy(() -> server.template().getDb().runCommand(new Document("hello", 1)))
 			.isInstanceOf(MongoException.class);
-		assertThat(server.template().getDb().runCommand(new Document("isMaster", 1)).getDate("localTime"))
-			.isNotNull();
+		collection.insertOne(new Document("_id", "now"));
+		Document now = collection.aggregate(List.of(new Document("$limit", 1),
+				new Document("$project", new Document("now", "$$NOW")))).first();
+		assertThat(now.getDate("now")).isNotNull();
 	}
 
 	@Test
