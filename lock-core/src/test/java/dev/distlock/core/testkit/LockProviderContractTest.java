@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,11 +54,11 @@ public abstract class LockProviderContractTest {
 	/** A lease that never runs out within a test. */
 	protected static final Duration LONG = Duration.ofSeconds(30);
 
-	protected LockProvider provider;
+	protected @Nullable LockProvider provider;
 
-	protected LockTemplate template;
+	protected @Nullable LockTemplate template;
 
-	protected String prefix;
+	protected String prefix = "";
 
 	/**
 	 * A provider connected to a store; called before every test.
@@ -79,8 +80,13 @@ public abstract class LockProviderContractTest {
 
 	@AfterEach
 	void closeTemplate() {
-		template.close();
-		destroyProvider(provider);
+		// Null when createProvider() aborted on an assumption (a store that is not configured here).
+		if (template != null) {
+			template.close();
+		}
+		if (provider != null) {
+			destroyProvider(provider);
+		}
 	}
 
 	/** A second template on the same provider and prefix: another "instance" of the application. */
