@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  */
 class RedisLockProviderFailureTest {
 
-	private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
 	private static final OwnerDetails OWNER = new OwnerDetails("failure-test", "test-host");
 
@@ -67,7 +67,7 @@ class RedisLockProviderFailureTest {
 		provider.ping(); // the shared connection exists, as in a running application
 		server.stop();
 		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).build();
-		assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+		assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
 			assertThatThrownBy(() -> provider.tryAcquire(request("down", "t1", Duration.ofSeconds(5))))
 				.isInstanceOf(LockStoreException.class)
 				.hasMessageContaining("down");
