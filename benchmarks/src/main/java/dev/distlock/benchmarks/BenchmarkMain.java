@@ -6,6 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +29,9 @@ public final class BenchmarkMain {
 	 * Runs the benchmarks; see {@link Settings} for the {@code -Dbench.*} properties.
 	 */
 	public static void main(String[] args) {
+		// Netty falls back to java.util.logging when SLF4J has no provider; shutdown chatter must not reach the table.
+		LogManager.getLogManager().reset();
+		Logger.getLogger("").setLevel(Level.OFF);
 		Settings settings = Settings.fromSystemProperties();
 		long start = System.nanoTime();
 		RedisSuite.Results redis = settings.runs("redis") ? RedisSuite.run(settings) : null;

@@ -34,11 +34,10 @@ final class MongoSuite {
 		Progress.say("Mongo arms on " + endpoint.description());
 		Settings mongo = new Settings(settings.window(), settings.warmup(), List.of(8), settings.heldLocks(), 0,
 				settings.suites());
-		ArmRunner runner = new ArmRunner(mongo, null, () -> -1);
-		ArmResult floor = runner.run(new RawMongoArm(endpoint.uri()), "raw");
-		ArmResult distlock = runner.run(new DistlockMongoArm(endpoint.uri()), "distlock");
-		ArmResult shedLock = runner.run(new ShedLockMongoArm(endpoint.uri()), "shedlock");
-		return new Results(endpoint.description(), floor, distlock, shedLock);
+		List<ArmResult> all = new SuiteRunner(mongo, null, () -> -1, () -> { })
+			.run(List.of(new RawMongoArm(endpoint.uri()), new DistlockMongoArm(endpoint.uri()),
+					new ShedLockMongoArm(endpoint.uri())));
+		return new Results(endpoint.description(), all.get(0), all.get(1), all.get(2));
 	}
 
 }

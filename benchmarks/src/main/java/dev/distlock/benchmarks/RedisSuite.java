@@ -1,6 +1,5 @@
 package dev.distlock.benchmarks;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
@@ -39,29 +38,15 @@ final class RedisSuite {
 				RedisStats stats = new RedisStats("redis://127.0.0.1:" + server.port())) {
 			String uri = "redis://127.0.0.1:" + server.port();
 			int port = server.port();
-			ArmRunner runner = new ArmRunner(settings, stats::commandCalls, stats::usedMemory);
-			List<LockArm> peers = List.of(new RedissonArm(uri, false), new RedissonArm(uri, true),
+			List<LockArm> arms = List.of(new LettuceFloorArm(uri), new DistlockRedisArm(port, false),
+					new DistlockRedisArm(port, true), new RedissonArm(uri, false), new RedissonArm(uri, true),
 					new IntegrationRegistryArm(port, RedisLockType.SPIN_LOCK, false),
 					new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, false),
 					new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, true));
-			List<ArmResult> all = new ArrayList<>();
-			ArmResult floor = measure(runner, stats, new LettuceFloorArm(uri), "floor", all);
-			ArmResult distlock = measure(runner, stats, new DistlockRedisArm(port, false), "distlock", all);
-			ArmResult renewing = measure(runner, stats, new DistlockRedisArm(port, true), "distlock-renew", all);
-			int n = 0;
-			for (LockArm peer : peers) {
-				measure(runner, stats, peer, "peer" + n++, all);
-			}
-			return new Results(stats.version(), floor, distlock, renewing, all);
+			List<ArmResult> all = new SuiteRunner(settings, stats::commandCalls, stats::usedMemory, stats::flushAll)
+				.run(arms);
+			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all);
 		}
-	}
-
-	private static ArmResult measure(ArmRunner runner, RedisStats stats, LockArm arm, String keyPrefix,
-			List<ArmResult> all) {
-		stats.flushAll();
-		ArmResult result = runner.run(arm, "bench:" + keyPrefix);
-		all.add(result);
-		return result;
 	}
 
 }

@@ -1,0 +1,197 @@
+package dev.distlock.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.benchmarks.harness.Contention;
+import dev.distlock.benchmarks.harness.ContentionResult;
+import dev.distlock.benchmarks.harness.LockArm;
+import dev.distlock.benchmarks.harness.LockClient;
+import dev.distlock.benchmarks.harness.MemoryPerLock;
+import dev.distlock.benchmarks.harness.Uncontended;
+import dev.distlock.benchmarks.redis.RedisStats;
+
+/**
+ * Runs every workload on a list of arms. Throughput figures are interleaved across arms (round-robin rounds, and each
+ * contention level for all arms before the next), so a busy neighbour on a shared machine weighs on every arm alike and
+ * the ratios stay fair. An arm that fails keeps its row, saying why, and the others go on.
+ */
+final class SuiteRunner {
+
+	private static final Log logger = LogFactory.getLog(SuiteRunner.class);
+
+	private static final int ROUNDS = 3;
+
+	private final Settings settings;
+
+	private final @Nullable Supplier<Map<String, Long>> commandCalls;
+
+	private final LongSupplier storeBytes;
+
+	private final Runnable reset;
+
+	/**
+	 * A runner; {@code commandCalls} and {@code storeBytes} read the store's counters (null and -1 when it has none),
+	 * {@code reset} empties the store between phases.
+	 */
+	SuiteRunner(Settings settings, @Nullable Supplier<Map<String, Long>> commandCalls, LongSupplier storeBytes,
+			Runnable reset) {
+		this.settings = settings;
+		this.commandCalls = commandCalls;
+		this.storeBytes = storeBytes;
+		this.reset = reset;
+	}
+
+	List<ArmResult> run(List<LockArm> arms) {
+		List<ArmResult> results = new ArrayList<>();
+		List<@Nullable LockClient> clients = new ArrayList<>();
+		for (LockArm arm : arms) {
+			ArmResult result = new ArmResult(arm.name(), arm.renewing());
+			results.add(result);
+			LockClient client = null;
+			try {
+				client = arm.newClient();
+				Uncontended.cyclesPerSecond(client, prefix(arm, arms) + ":warm", 2, settings.warmup());
+			}
+			catch (RuntimeException ex) {
+				failed(result, ex);
+				close(client);
+				client = null;
+			}
+			clients.add(client);
+		}
+		try {
+			Progress.say("  uncontended, " + ROUNDS + " interleaved rounds");
+			uncontended(arms, results, clients, 1);
+			uncontended(arms, results, clients, 8);
+			for (int i = 0; i < arms.size(); i++) {
+				LockClient client = clients.get(i);
+				if (client != null) {
+					storeFigures(client, prefix(arms.get(i), arms), results.get(i));
+				}
+			}
+		}
+		finally {
+			clients.forEach(SuiteRunner::close);
+		}
+		for (int count : settings.contenders()) {
+			Progress.say("  " + count + " clients on one key");
+			for (int i = 0; i < arms.size(); i++) {
+				if (!results.get(i).failed()) {
+					contention(arms.get(i), prefix(arms.get(i), arms), count, results.get(i));
+				}
+			}
+		}
+		return results;
+	}
+
+	private void uncontended(List<LockArm> arms, List<ArmResult> results, List<@Nullable LockClient> clients,
+			int threads) {
+		double[] sums = new double[arms.size()];
+		for (int round = 0; round < ROUNDS; round++) {
+			for (int i = 0; i < arms.size(); i++) {
+				LockClient client = clients.get(i);
+				if (client == null || results.get(i).failed()) {
+					continue;
+				}
+				try {
+					sums[i] += Uncontended.cyclesPerSecond(client, prefix(arms.get(i), arms), threads,
+							settings.window().dividedBy(ROUNDS));
+				}
+				catch (RuntimeException ex) {
+					failed(results.get(i), ex);
+				}
+			}
+		}
+		for (int i = 0; i < arms.size(); i++) {
+			ArmResult result = results.get(i);
+			if (!result.failed()) {
+				if (threads == 1) {
+					result.oneThread = sums[i] / ROUNDS;
+				}
+				else {
+					result.eightThreads = sums[i] / ROUNDS;
+				}
+				Progress.say(String.format("    %s: %,.0f/s (%d thread(s))", result.name, sums[i] / ROUNDS, threads));
+			}
+		}
+	}
+
+	private void storeFigures(LockClient client, String keyPrefix, ArmResult result) {
+		if (result.failed()) {
+			return;
+		}
+		try {
+			reset.run();
+			if (commandCalls != null) {
+				Map<String, Long> before = commandCalls.get();
+				Uncontended.cycles(client, keyPrefix + ":cmd", settings.commandCycles());
+				Map<String, Long> delta = RedisStats.delta(before, commandCalls.get());
+				delta.forEach((name, calls) -> result.commandBreakdown.put(name,
+						calls / (double) settings.commandCycles()));
+				result.commandsPerCycle = sum(delta) / (double) settings.commandCycles();
+			}
+			reset.run();
+			result.memory = MemoryPerLock.measure(client, keyPrefix + ":mem", settings.heldLocks(), storeBytes);
+		}
+		catch (RuntimeException ex) {
+			failed(result, ex);
+		}
+	}
+
+	private void contention(LockArm arm, String keyPrefix, int count, ArmResult result) {
+		try {
+			reset.run();
+			Map<String, Long> before = commandCalls != null && count == 8 ? commandCalls.get() : null;
+			ContentionResult contention = Contention.run(arm::newClient, count, keyPrefix + ":c" + count,
+					settings.window());
+			result.contention.put(count, contention);
+			if (before != null && commandCalls != null && contention.cycles() > 0) {
+				result.commandsPerContendedCycle = sum(RedisStats.delta(before, commandCalls.get()))
+						/ (double) contention.cycles();
+			}
+			Progress.say(String.format("    %s: %,.0f/s, handoff p50 %.3f ms, wait max %.1f ms", result.name,
+					contention.cyclesPerSecond(), contention.handoffMillis(50), contention.waitMillis(100)));
+		}
+		catch (RuntimeException ex) {
+			failed(result, ex);
+		}
+	}
+
+	private static String prefix(LockArm arm, List<LockArm> arms) {
+		return "bench:arm" + arms.indexOf(arm);
+	}
+
+	private static long sum(Map<String, Long> calls) {
+		return calls.values().stream().mapToLong(Long::longValue).sum();
+	}
+
+	private static void close(@Nullable LockClient client) {
+		if (client != null) {
+			try {
+				client.close();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Closing a client failed", ex);
+			}
+		}
+	}
+
+	private static void failed(ArmResult result, RuntimeException ex) {
+		Throwable root = ex;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		result.error = root.getClass().getSimpleName() + ": " + root.getMessage();
+		Progress.say("    " + result.name + " failed: " + result.error);
+		logger.debug("Arm '" + result.name + "' failed", ex);
+	}
+
+}
