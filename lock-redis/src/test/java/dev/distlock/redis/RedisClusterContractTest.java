@@ -2,17 +2,12 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.core.LockGroup;
@@ -29,29 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The whole contract kit against a real three-master Redis Cluster, through {@code RedisClusterConfiguration}.
  * Skipped where {@code redis-server} or {@code redis-cli} is not on PATH.
  */
-@ExtendWith(RedisClusterContractTest.KitTimingRaces.class)
 class RedisClusterContractTest extends LockProviderContractTest {
-
-	/**
-	 * Two kit tests race their own threads, not the store: {@code awaitFreeReturnsOnceTheKeyIsReleased} checks
-	 * {@code isDone()} of the releasing task the moment the waiter sees the key free (the server has deleted the key
-	 * before the releaser's reply arrives), and {@code aWaiterGetsTheLockOnceTheHolderReleases} times the wait from a
-	 * latch the waiter counts down before its loop starts. Both fail now and then on the slower cluster round trips;
-	 * they stay on for standalone Redis until the kit measures from the release itself.
-	 */
-	static final class KitTimingRaces implements ExecutionCondition {
-
-		private static final Set<String> RACY = Set.of("awaitFreeReturnsOnceTheKeyIsReleased",
-				"aWaiterGetsTheLockOnceTheHolderReleases");
-
-		@Override
-		public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-			return context.getTestMethod().filter(method -> RACY.contains(method.getName()))
-				.map(method -> ConditionEvaluationResult.disabled("Kit timing race on a cluster: " + method.getName()))
-				.orElse(ConditionEvaluationResult.enabled("not a known kit timing race"));
-		}
-
-	}
 
 	private static RedisClusterProcess cluster;
 
