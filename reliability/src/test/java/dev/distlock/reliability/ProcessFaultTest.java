@@ -86,10 +86,11 @@ class ProcessFaultTest {
 			WorkerProcess holder = WorkerProcess.start(store + "-kill9-holder",
 					args(storeArgs, "--worker.mode=hold", "--worker.key=" + key, "--worker.lease=" + LEASE.toMillis() + "ms"));
 			workers.add(holder);
+			long holderToken = token(holder.awaitLine("ACQUIRED", Duration.ofSeconds(60)));
+			// Only now start the taker, so it cannot take the key before the holder does.
 			WorkerProcess taker = WorkerProcess.start(store + "-kill9-taker",
 					args(storeArgs, "--worker.mode=acquire", "--worker.key=" + key, "--worker.delay=20ms"));
 			workers.add(taker);
-			long holderToken = token(holder.awaitLine("ACQUIRED", Duration.ofSeconds(60)));
 			taker.awaitLine("READY", Duration.ofSeconds(60));
 			// The holder renews every third of its lease; outlive two renewals so the kill lands on a renewed lease.
 			sleep(LEASE.plusMillis(200));
