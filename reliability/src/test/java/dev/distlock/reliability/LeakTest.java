@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Thousands of acquire/release cycles, contended ones and skipped ones included, must leave no trace: live threads,
- * Redis client connections, pub/sub channels and patterns, and the template's held-lock registry end where they
- * started after a warm-up.
+ * Redis client connections, pub/sub channels and patterns, and the template's held-lock registry end no higher than
+ * they were after a warm-up (the held-lock registry at zero).
  */
 class LeakTest {
 
@@ -97,7 +97,10 @@ class LeakTest {
 			Reports.figure(store + ".leak." + gauge, before.get(gauge) + " -> " + after.get(gauge) + " (delta "
 					+ (after.get(gauge) - before.get(gauge)) + ")");
 		}
-		assertThat(after).isEqualTo(before);
+		// No gauge may grow. One may shrink: a thread left over from an earlier test class can end meanwhile.
+		for (String gauge : gauges.keySet()) {
+			assertThat(after.get(gauge)).as(gauge).isLessThanOrEqualTo(before.get(gauge));
+		}
 		assertThat(after.get("heldLocks")).isZero();
 	}
 
@@ -139,11 +142,15 @@ class LeakTest {
 			Duration within) throws InterruptedException {
 		long deadline = System.nanoTime() + within.toNanos();
 		Map<String, Long> now = read(gauges);
-		while (!now.equals(before) && System.nanoTime() < deadline) {
+		while (grew(now, before) && System.nanoTime() < deadline) {
 			Thread.sleep(100);
 			now = read(gauges);
 		}
 		return now;
+	}
+
+	private static boolean grew(Map<String, Long> now, Map<String, Long> before) {
+		return now.entrySet().stream().anyMatch(entry -> entry.getValue() > before.get(entry.getKey()));
 	}
 
 	private static Map<String, Long> read(Map<String, Supplier<Long>> gauges) {
