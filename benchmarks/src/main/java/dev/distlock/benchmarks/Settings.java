@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 /**
  * How long and how much to measure, from system properties so one run can be shortened or narrowed.
  * @param window the measurement window of each throughput and contention figure ({@code -Dbench.window=3s})
- * @param warmup the uncontended warm-up before an arm's first figure ({@code -Dbench.warmup=1s})
+ * @param warmup the uncontended warm-up before an arm's first figure ({@code -Dbench.warmup=3s})
  * @param contenders the numbers of independent clients on one key ({@code -Dbench.contenders=2,8,32})
  * @param heldLocks how many locks the memory figure holds at once ({@code -Dbench.heldLocks=2000})
  * @param commandCycles how many cycles the command count runs ({@code -Dbench.commandCycles=1000})
@@ -22,7 +22,7 @@ public record Settings(Duration window, Duration warmup, List<Integer> contender
 	 * The settings from system properties, defaulting to a run of about ten minutes on two cores.
 	 */
 	public static Settings fromSystemProperties() {
-		return new Settings(duration("bench.window", "3s"), duration("bench.warmup", "1s"),
+		return new Settings(duration("bench.window", "3s"), duration("bench.warmup", "3s"),
 				Arrays.stream(System.getProperty("bench.contenders", "2,8,32").split(","))
 					.map(String::trim)
 					.map(Integer::valueOf)
