@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -16,12 +14,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.distlock.core.internal.HandleEvents;
-import dev.distlock.core.internal.Listeners;
-import dev.distlock.core.internal.ManagedLockHandle;
+import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.OwnerTokens;
 import dev.distlock.core.internal.WaitLoop;
-import dev.distlock.core.internal.Watchdog;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
@@ -46,23 +41,16 @@ public final class LockTemplate implements AutoCloseable {
 
 	private final OwnerDetails owner;
 
-	private final Listeners listeners;
-
-	private final Watchdog watchdog;
-
 	private final LongSupplier nanoClock = System::nanoTime;
 
-	private final Set<ManagedLockHandle> held = ConcurrentHashMap.newKeySet();
-
-	private final HandleEvents events = new Events();
+	private final HandleRegistry handles;
 
 	private LockTemplate(Builder builder) {
 		this.provider = builder.provider;
 		this.defaults = builder.defaults;
 		this.keyPrefix = builder.keyPrefix;
 		this.owner = builder.owner;
-		this.listeners = new Listeners(builder.listeners);
-		this.watchdog = new Watchdog(builder.scheduler);
+		this.handles = new HandleRegistry(builder.listeners, builder.scheduler, nanoClock);
 	}
 
 	/**
@@ -192,7 +180,7 @@ public final class LockTemplate implements AutoCloseable {
 	 * The locks this template's callers hold now, in no particular order.
 	 */
 	public List<LockHandle> heldLocks() {
-		return List.copyOf(held);
+		return handles.held();
 	}
 
 	/**
@@ -200,17 +188,7 @@ public final class LockTemplate implements AutoCloseable {
 	 * @return how many were released cleanly
 	 */
 	public int releaseAll() {
-		int released = 0;
-		for (ManagedLockHandle handle : List.copyOf(held)) {
-			try {
-				handle.release();
-				released++;
-			}
-			catch (DistributedLockException ex) {
-				logger.warn("Release of lock '" + handle.key() + "' failed during releaseAll: " + ex.getMessage());
-			}
-		}
-		return released;
+		return handles.releaseAll();
 	}
 
 	/**
@@ -244,18 +222,17 @@ public final class LockTemplate implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		releaseAll();
-		watchdog.close();
+		handles.close();
 	}
 
 	private Optional<LockHandle> tryAcquire(String key, LockOptions options, boolean skip) {
 		String fullKey = fullKey(key);
 		LockRequest request = request(fullKey, OwnerTokens.next(), options);
-		WaitLoop.Outcome<ManagedLockHandle> outcome = WaitLoop.run(fullKey, options, notifier(), nanoClock,
+		WaitLoop.Outcome<LockHandle> outcome = WaitLoop.run(fullKey, options, notifier(), nanoClock,
 				(attempt, loop) -> guard(fullKey, () -> provider.tryAcquire(request))
-					.map(lease -> handle(lease, options, null, attempt, loop))
+					.<LockHandle>map(lease -> handles.register(lease, options, null, attempt, loop))
 					.orElse(null));
-		return finish(fullKey, options, outcome, skip).map(LockHandle.class::cast);
+		return finish(fullKey, options, outcome, skip);
 	}
 
 	private Optional<LockGroup> tryAcquireAll(Collection<String> keys, LockOptions options, boolean skip) {
@@ -270,11 +247,11 @@ public final class LockTemplate implements AutoCloseable {
 		// Groups poll with backoff: a release signal on one key says little about the others.
 		WaitLoop.Outcome<LockGroup> outcome = WaitLoop.run(label, options, null, nanoClock,
 				(attempt, loop) -> guard(label, () -> provider.tryAcquireAll(requests)).map(leases -> {
-					List<LockHandle> handles = new ArrayList<>(leases.size());
+					List<LockHandle> members = new ArrayList<>(leases.size());
 					for (Lease lease : leases) {
-						handles.add(handle(lease, options, groupId, attempt, loop));
+						members.add(handles.register(lease, options, groupId, attempt, loop));
 					}
-					return new LockGroup(groupId, handles);
+					return new LockGroup(groupId, members);
 				}).orElse(null));
 		return finish(label, options, outcome, skip);
 	}
@@ -283,25 +260,12 @@ public final class LockTemplate implements AutoCloseable {
 		if (outcome.value() != null) {
 			return Optional.of(outcome.value());
 		}
-		listeners.onAcquireFailed(key, options.mode(), outcome.attempts(), outcome.waited(), skip);
+		handles.listeners().onAcquireFailed(key, options.mode(), outcome.attempts(), outcome.waited(), skip);
 		if (skip) {
 			logger.debug("Lock '" + key + "' is held elsewhere; skipping after " + outcome.attempts() + " attempt(s)");
 			return Optional.empty();
 		}
 		throw new LockAcquisitionException(key, outcome.attempts(), outcome.waited(), null);
-	}
-
-	private ManagedLockHandle handle(Lease lease, LockOptions options, @Nullable String groupId, long attemptNanos,
-			long loopNanos) {
-		Duration waited = Duration.ofNanos(nanoClock.getAsLong() - loopNanos);
-		ManagedLockHandle handle = new ManagedLockHandle(lease, options.mode(), groupId, waited, options.timeout(),
-				options.holdAtLeast(), attemptNanos, events, nanoClock);
-		held.add(handle);
-		if (options.autoRenew()) {
-			watchdog.watch(handle);
-		}
-		listeners.onAcquired(handle);
-		return handle;
 	}
 
 	private LockRequest request(String fullKey, String token, LockOptions options) {
@@ -328,33 +292,6 @@ public final class LockTemplate implements AutoCloseable {
 			throw new LockStoreException(key, "Lock store '" + provider.name() + "' failed" + (key != null
 					? " for '" + key + "'" : "") + ": " + ex.getMessage(), ex);
 		}
-	}
-
-	private final class Events implements HandleEvents {
-
-		@Override
-		public void released(ManagedLockHandle handle, Duration heldFor) {
-			held.remove(handle);
-			listeners.onReleased(handle, heldFor);
-		}
-
-		@Override
-		public void releaseFailed(ManagedLockHandle handle, DistributedLockException error) {
-			held.remove(handle);
-			listeners.onReleaseFailed(handle, error);
-		}
-
-		@Override
-		public void renewed(ManagedLockHandle handle) {
-			listeners.onRenewed(handle);
-		}
-
-		@Override
-		public void lost(ManagedLockHandle handle, LockLostException cause) {
-			held.remove(handle);
-			listeners.onLost(handle, cause);
-		}
-
 	}
 
 	/**
