@@ -1,0 +1,75 @@
+package dev.distlock.autoconfigure.actuate;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockStatusSource;
+
+/**
+ * The {@code locks} endpoint with {@code DELETE /actuator/locks/{key}}, registered only when
+ * {@code distributed-lock.actuator.force-release-enabled=true}. Dangerous: it removes a lock whoever holds it, and a
+ * live holder keeps running without it, so only fencing tokens still protect the resource. Meant for clearing a lock
+ * whose holder is gone for good.
+ */
+@Endpoint(id = "locks")
+public final class ForceReleaseLocksEndpoint extends LocksEndpoint {
+
+	private static final Log logger = LogFactory.getLog(ForceReleaseLocksEndpoint.class);
+
+	/**
+	 * An endpoint over the template's locks that can also force-release them.
+	 */
+	public ForceReleaseLocksEndpoint(LockTemplate template, int statusLimit) {
+		super(template, statusLimit);
+	}
+
+	/**
+	 * Deletes the lock with this store key (as listed, the template's prefix included) whoever holds it.
+	 * @param key the key's path segments; a key containing {@code /} arrives split and is joined again
+	 * @throws UnsupportedOperationException if the store has no forced release
+	 */
+	@DeleteOperation
+	public ForceReleased forceRelease(@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		String storeKey = String.join("/", key);
+		LockProvider provider = template().provider();
+		if (!(provider instanceof LockStatusSource source)) {
+			throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no forced release");
+		}
+		boolean released;
+		try {
+			released = source.forceRelease(storeKey);
+		}
+		catch (DistributedLockException | UnsupportedOperationException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			throw new LockStoreException(storeKey, "Forced release of lock '" + storeKey + "' failed: "
+					+ ex.getMessage(), ex);
+		}
+		// Warn, as for a lost lock: a holder, if alive, has just lost its lock.
+		logger.warn("Lock '" + storeKey + "' was force-released through the locks endpoint"
+				+ (released ? "" : "; the store had no such lock"));
+		return new ForceReleased(storeKey, released);
+	}
+
+	@Override
+	protected boolean isForceReleaseEnabled() {
+		return true;
+	}
+
+	/**
+	 * The body of a forced release.
+	 * @param key the store key
+	 * @param released whether the store had the lock and removed it
+	 */
+	public record ForceReleased(String key, boolean released) {
+	}
+
+}

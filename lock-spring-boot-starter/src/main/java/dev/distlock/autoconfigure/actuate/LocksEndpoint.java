@@ -1,0 +1,90 @@
+package dev.distlock.autoconfigure.actuate;
+
+import java.util.Comparator;
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.StatusQuery;
+
+/**
+ * The {@code locks} actuator endpoint: the locks this instance holds, and the store's locks filtered by key prefix,
+ * owner and state. Read-only; {@link ForceReleaseLocksEndpoint} adds the forced release when enabled.
+ */
+@Endpoint(id = "locks")
+public class LocksEndpoint {
+
+	private static final Log logger = LogFactory.getLog(LocksEndpoint.class);
+
+	private static final Comparator<LocksDescriptor.HeldLock> BY_KEY = Comparator
+		.comparing(LocksDescriptor.HeldLock::key)
+		.thenComparingLong(LocksDescriptor.HeldLock::fencingToken);
+
+	private final LockTemplate template;
+
+	private final int statusLimit;
+
+	/**
+	 * An endpoint over the template's locks, listing at most {@code statusLimit} store locks per request.
+	 */
+	public LocksEndpoint(LockTemplate template, int statusLimit) {
+		this.template = template;
+		this.statusLimit = statusLimit;
+	}
+
+	/**
+	 * The held locks and the store's status. The key prefix matches store keys as listed (the template's prefix
+	 * included) and defaults to the template's prefix; state defaults to any.
+	 */
+	@ReadOperation
+	public LocksDescriptor locks(@Nullable String keyPrefix, @Nullable String owner,
+			StatusQuery.@Nullable State state) {
+		List<LocksDescriptor.HeldLock> held = template.heldLocks()
+			.stream()
+			.map(LocksDescriptor.HeldLock::of)
+			.sorted(BY_KEY)
+			.toList();
+		String prefix = (keyPrefix != null) ? keyPrefix : template.keyPrefix();
+		StatusQuery query = new StatusQuery(prefix.isEmpty() ? null : prefix, owner,
+				(state != null) ? state : StatusQuery.State.ANY, null);
+		return new LocksDescriptor(template.provider().name(), template.keyPrefix(), isForceReleaseEnabled(), held,
+				store(query));
+	}
+
+	/**
+	 * Whether this endpoint offers the forced release.
+	 */
+	protected boolean isForceReleaseEnabled() {
+		return false;
+	}
+
+	/**
+	 * The template the endpoint reads.
+	 */
+	protected final LockTemplate template() {
+		return template;
+	}
+
+	private LocksDescriptor.StoreLocks store(StatusQuery query) {
+		try {
+			List<LockInfo> infos = template.status(query);
+			return LocksDescriptor.StoreLocks.of(query, infos, statusLimit);
+		}
+		catch (UnsupportedOperationException ex) {
+			return LocksDescriptor.StoreLocks.unavailable(query, false, ex.getMessage());
+		}
+		catch (DistributedLockException ex) {
+			// The held locks are still worth showing when the store is down, so the error goes in the body.
+			logger.debug("Status query of the locks endpoint failed", ex);
+			return LocksDescriptor.StoreLocks.unavailable(query, true, ex.getMessage());
+		}
+	}
+
+}
