@@ -1,5 +1,6 @@
 package dev.distlock.benchmarks;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
@@ -38,11 +39,14 @@ final class RedisSuite {
 				RedisStats stats = new RedisStats("redis://127.0.0.1:" + server.port())) {
 			String uri = "redis://127.0.0.1:" + server.port();
 			int port = server.port();
-			List<LockArm> arms = List.of(new LettuceFloorArm(uri), new DistlockRedisArm(port, false),
-					new DistlockRedisArm(port, true), new RedissonArm(uri, false), new RedissonArm(uri, true),
-					new IntegrationRegistryArm(port, RedisLockType.SPIN_LOCK, false),
-					new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, false),
-					new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, true));
+			List<LockArm> arms = new ArrayList<>(List.of(new LettuceFloorArm(uri), new DistlockRedisArm(port, false),
+					new DistlockRedisArm(port, true)));
+			if (settings.peers()) {
+				arms.addAll(List.of(new RedissonArm(uri, false), new RedissonArm(uri, true),
+						new IntegrationRegistryArm(port, RedisLockType.SPIN_LOCK, false),
+						new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, false),
+						new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, true)));
+			}
 			List<ArmResult> all = new SuiteRunner(settings, stats::commandCalls, stats::usedMemory, stats::flushAll)
 				.run(arms);
 			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all);

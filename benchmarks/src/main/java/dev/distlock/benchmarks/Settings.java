@@ -14,9 +14,11 @@ import java.util.stream.Collectors;
  * @param heldLocks how many locks the memory figure holds at once ({@code -Dbench.heldLocks=2000})
  * @param commandCycles how many cycles the command count runs ({@code -Dbench.commandCycles=1000})
  * @param suites which parts run: redis, mongo, jmh ({@code -Dbench.suites=redis,mongo,jmh})
+ * @param peers whether the peer libraries' arms run; {@code -Dbench.peers=false} keeps only the floor and distlock,
+ * for quick before/after comparisons while tuning
  */
 public record Settings(Duration window, Duration warmup, List<Integer> contenders, int heldLocks, int commandCycles,
-		Set<String> suites) {
+		Set<String> suites, boolean peers) {
 
 	/**
 	 * The settings from system properties, defaulting to a run of about ten minutes on two cores.
@@ -30,7 +32,8 @@ public record Settings(Duration window, Duration warmup, List<Integer> contender
 				Integer.getInteger("bench.heldLocks", 2000), Integer.getInteger("bench.commandCycles", 1000),
 				Arrays.stream(System.getProperty("bench.suites", "redis,mongo,jmh").split(","))
 					.map(String::trim)
-					.collect(Collectors.toSet()));
+					.collect(Collectors.toSet()),
+				Boolean.parseBoolean(System.getProperty("bench.peers", "true")));
 	}
 
 	/**

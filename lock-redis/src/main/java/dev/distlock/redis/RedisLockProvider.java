@@ -52,6 +52,8 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 
 	private final RedisLockStatus status;
 
+	private final ScriptRunner scripts;
+
 	private final ReleaseSignals signals;
 
 	private final boolean cluster;
@@ -66,8 +68,9 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		this.keys = new RedisKeys(settings.namespace());
 		this.status = new RedisLockStatus(redis, keys);
 		this.cluster = !(connectionFactory instanceof LettuceConnectionFactory lettuce) || lettuce.isClusterAware();
-		this.signals = new ReleaseSignals(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null,
-				commandTimeout(connectionFactory));
+		Duration timeout = commandTimeout(connectionFactory);
+		this.scripts = new ScriptRunner(connectionFactory, redis, timeout);
+		this.signals = new ReleaseSignals(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null, timeout);
 	}
 
 	/**
@@ -95,9 +98,9 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 			return tryAcquireAll(List.of(request)).map(leases -> leases.get(0));
 		}
 		String key = request.key();
-		List<?> result = call(key, "acquire", () -> redis.execute(RedisScripts.ACQUIRE,
-				List.of(keys.lock(key), keys.fence(key)), request.token(), millis(request.lease()),
-				request.owner().owner(), request.owner().host(), String.valueOf(System.currentTimeMillis())));
+		List<?> result = call(key, "acquire", () -> scripts.run(RedisScripts.ACQUIRE,
+				List.of(keys.lock(key), keys.fence(key)), List.of(request.token(), millis(request.lease()),
+						request.owner().owner(), request.owner().host(), String.valueOf(System.currentTimeMillis()))));
 		if (number(result, 0) == 1) {
 			return Optional.of(new RedisLease(this, key, request.token(), number(result, 1), false));
 		}
@@ -131,7 +134,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		}
 		String label = String.join(",", lockKeys);
 		List<?> result = call(label, "acquire",
-				() -> redis.execute(RedisScripts.ACQUIRE_ALL, redisKeys, args.toArray()));
+				() -> scripts.run(RedisScripts.ACQUIRE_ALL, redisKeys, args));
 		if (number(result, 0) != 1) {
 			if (requests.size() == 1) {
 				signals.hint(lockKeys.get(0), number(result, 1));
@@ -164,7 +167,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	public boolean forceRelease(String key) {
 		String channel = settings.pubSub() ? keys.channel(key) : "";
 		Long removed = call(key, "force-release",
-				() -> redis.execute(RedisScripts.FORCE_RELEASE, List.of(keys.lock(key)), channel));
+				() -> scripts.run(RedisScripts.FORCE_RELEASE, List.of(keys.lock(key)), List.of(channel)));
 		return removed != null && removed == 1;
 	}
 
@@ -188,11 +191,12 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	}
 
 	/**
-	 * Closes the release-signal subscription; the connection factory stays open.
+	 * Closes the release-signal subscription and the lock-script connection; the connection factory stays open.
 	 */
 	@Override
 	public void close() {
 		signals.close();
+		scripts.close();
 	}
 
 	ReleaseSignals signals() {
@@ -201,14 +205,14 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 
 	boolean release(String key, String token, boolean shared) {
 		String channel = settings.pubSub() ? keys.channel(key) : "";
-		Long released = call(key, "release", () -> redis.execute(
-				shared ? RedisScripts.RELEASE_SHARED : RedisScripts.RELEASE, List.of(keys.lock(key)), token, channel));
+		Long released = call(key, "release", () -> scripts.run(
+				shared ? RedisScripts.RELEASE_SHARED : RedisScripts.RELEASE, List.of(keys.lock(key)), List.of(token, channel)));
 		return released != null && released == 1;
 	}
 
 	boolean extend(String key, String token, Duration lease, boolean shared) {
-		Long extended = call(key, "extend", () -> redis.execute(
-				shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND, List.of(keys.lock(key)), token, millis(lease)));
+		Long extended = call(key, "extend", () -> scripts.run(shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND,
+				List.of(keys.lock(key)), List.of(token, millis(lease))));
 		return extended != null && extended == 1;
 	}
 

@@ -1,18 +1,21 @@
 package dev.distlock.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts, each loaded once from its {@code .lua} resource beside this class, so its SHA is computed once
- * and EVALSHA is used. Every script that changes a lock compares the owner token; each file's header says what it
+ * The Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so its SHA is
+ * computed once and EVALSHA is used. Every script that changes a lock compares the owner token; each file's header says what it
  * guarantees.
  */
 final class RedisScripts {
 
-	/** SET NX PX + fencing HINCRBY + holder details; {1, fence} or {0, PTTL}. */
+	/** SET NX PX + fencing token max(counter + 1, server TIME in us) + holder details; {1, fence} or {0, PTTL}. */
 	@SuppressWarnings("rawtypes")
 	static final RedisScript<List> ACQUIRE = load("acquire.lua", List.class);
 
@@ -42,10 +45,23 @@ final class RedisScripts {
 	private RedisScripts() {
 	}
 
+	/**
+	 * Reads the resource now, so a packaging mistake fails at class load, not at the first lock. A script built from a
+	 * String has a static source: Spring's resource-backed scripts re-check the resource on every call, under a lock
+	 * shared by all threads.
+	 */
 	private static <T> RedisScript<T> load(String name, Class<T> type) {
-		RedisScript<T> script = RedisScript.of(new ClassPathResource(name, RedisScripts.class), type);
-		script.getSha1(); // read the resource now, so a packaging mistake fails at class load, not at first lock
-		return script;
+		try (InputStream in = RedisScripts.class.getResourceAsStream(name)) {
+			if (in == null) {
+				throw new IllegalStateException("Lua script " + name + " is missing from the class path");
+			}
+			RedisScript<T> script = RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), type);
+			script.getSha1();
+			return script;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read Lua script " + name, ex);
+		}
 	}
 
 }

@@ -2,9 +2,11 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -21,13 +23,18 @@ import dev.distlock.core.spi.ReleaseNotifier;
 
 /**
  * Release signals for waiters: one shared pub/sub connection per provider, opened on the first watch, with one
- * reference-counted subscription per watched channel. Every watch is also bounded by the remaining lease the last
+ * reference-counted subscription per watched channel. A channel nobody watches stays subscribed for a linger period,
+ * so a key that is contended again and again is not re-subscribed (a round trip) and unsubscribed per wait; a sweep on
+ * the Lettuce client's own event executor unsubscribes channels idle longer than that. Every watch is also bounded by the remaining lease the last
  * refused attempt reported, so a holder that dies without releasing wakes its waiters when its lease runs out. Without
  * a connection supplier (pub/sub off, or a non-Lettuce factory) watches only apply that bound: polling.
  */
 final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ReleaseSignals.class);
+
+	/** How long a channel nobody watches stays subscribed. */
+	static final Duration LINGER = Duration.ofSeconds(2);
 
 	private final RedisKeys keys;
 
@@ -44,6 +51,8 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	private final Map<String, Channel> byKey = new HashMap<>();
 
 	private @Nullable StatefulRedisPubSubConnection<String, String> connection;
+
+	private @Nullable ScheduledFuture<?> sweeper;
 
 	private boolean closed;
 
@@ -64,6 +73,10 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 				throw new LockStoreException(key, "Redis lock provider is closed; cannot watch '" + key + "'", null);
 			}
 			channel = channels.get(name);
+			if (channel != null && channel.references == 0 && failed(channel.subscribed)) {
+				forget(channel); // an idle channel whose SUBSCRIBE failed: subscribe afresh
+				channel = null;
+			}
 			if (channel == null) {
 				channel = new Channel(name, key);
 				if (connector != null) {
@@ -105,10 +118,33 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	}
 
 	/**
-	 * How many channels are subscribed now; for tests and diagnostics.
+	 * How many channels someone watches now; for tests and diagnostics.
 	 */
 	int watchedChannels() {
+		synchronized (lock) {
+			return (int) channels.values().stream().filter(channel -> channel.references > 0).count();
+		}
+	}
+
+	/**
+	 * How many channels are subscribed now, watched or lingering; for tests and diagnostics.
+	 */
+	int subscribedChannels() {
 		return channels.size();
+	}
+
+	/**
+	 * Unsubscribes every channel nobody has watched for at least {@code idle}; the sweep calls it with the linger.
+	 */
+	void unsubscribeIdle(Duration idle) {
+		long now = System.nanoTime();
+		synchronized (lock) {
+			for (Channel channel : List.copyOf(channels.values())) {
+				if (channel.references == 0 && now - channel.idleSinceNanos >= idle.toNanos()) {
+					forget(channel);
+				}
+			}
+		}
 	}
 
 	@Override
@@ -118,6 +154,10 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 			closed = true;
 			open = connection;
 			connection = null;
+			if (sweeper != null) {
+				sweeper.cancel(false);
+				sweeper = null;
+			}
 			channels.values().forEach(channel -> channel.signals.forEach(signal -> signal.permits.release()));
 			channels.clear();
 			byKey.clear();
@@ -140,6 +180,9 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 				}
 			});
 			connection = opened;
+			long period = LINGER.toMillis() / 2;
+			sweeper = opened.getResources().eventExecutorGroup().scheduleWithFixedDelay(this::sweep, period, period,
+					TimeUnit.MILLISECONDS);
 			logger.debug("Opened the release-signal subscription connection");
 		}
 		return connection;
@@ -160,6 +203,15 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 		}
 	}
 
+	private void sweep() {
+		try {
+			unsubscribeIdle(LINGER);
+		}
+		catch (RuntimeException ex) { // a thrown exception would cancel the periodic sweep
+			logger.debug("Release-signal sweep failed: " + ex.getMessage());
+		}
+	}
+
 	private void unwatch(Signal signal) {
 		Channel channel = signal.channel;
 		channel.signals.remove(signal);
@@ -167,12 +219,29 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 			if (--channel.references > 0 || channels.get(channel.name) != channel) {
 				return;
 			}
-			channels.remove(channel.name);
-			byKey.remove(channel.key);
-			if (connection != null && channel.subscribed != null) {
-				connection.async().unsubscribe(channel.name);
+			if (channel.subscribed == null || failed(channel.subscribed)) {
+				forget(channel); // nothing worth keeping: polling, or a SUBSCRIBE that failed
+			}
+			else {
+				channel.idleSinceNanos = System.nanoTime();
 			}
 		}
+	}
+
+	/**
+	 * Drops a channel and unsubscribes it; call with {@link #lock} held, so the UNSUBSCRIBE is ordered with the
+	 * SUBSCRIBE of a later watch on the same connection.
+	 */
+	private void forget(Channel channel) {
+		channels.remove(channel.name);
+		byKey.remove(channel.key);
+		if (connection != null && channel.subscribed != null) {
+			connection.async().unsubscribe(channel.name);
+		}
+	}
+
+	private static boolean failed(@Nullable RedisFuture<Void> subscribed) {
+		return subscribed != null && subscribed.toCompletableFuture().isCompletedExceptionally();
 	}
 
 	private static final class Channel {
@@ -184,6 +253,8 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 		private final Set<Signal> signals = ConcurrentHashMap.newKeySet();
 
 		private int references;
+
+		private long idleSinceNanos;
 
 		private @Nullable RedisFuture<Void> subscribed;
 

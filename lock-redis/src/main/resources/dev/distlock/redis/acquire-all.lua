@@ -1,12 +1,14 @@
 -- All-or-nothing acquire of one or more locks, exclusive or shared, in one atomic step. Used for shared locks and for
 -- groups whose keys share a cluster slot. Guarantees: nothing is written unless every lock can be taken; an
 -- exclusive lock needs its key absent; a shared lock needs its key absent or a set of shared holders with room after
--- pruning the holders whose expiry (by the server's TIME) has passed; each grant increments that key's fencing counter.
+-- pruning the holders whose expiry (by the server's TIME) has passed; each grant sets that key's fencing counter to
+-- max(counter + 1, server TIME in microseconds), as acquire.lua does, so tokens also outlive a loss of data.
 -- KEYS[2i-1] lock key, KEYS[2i] fence hash of request i
 -- ARGV[7(i-1)+1..7] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host, acquired-at epoch ms
 -- Returns {1, fencing token 1, fencing token 2, ...} or {0, remaining ms of the first blocking lock (PTTL)}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local n = #KEYS / 2
 local empty = {}
 for i = 1, n do
@@ -40,10 +42,13 @@ for i = 1, n do
 	else
 		redis.call('SET', lock, ARGV[a + 1], 'PX', ARGV[a + 2])
 	end
-	result[i + 1] = redis.call('HINCRBY', fence, 'n', 1)
+	local token = math.max(tonumber(redis.call('HGET', fence, 'n') or '0') + 1, micros)
+	result[i + 1] = token
 	if empty[i] then
-		redis.call('HSET', fence, 'owner', ARGV[a + 5], 'host', ARGV[a + 6], 'at', ARGV[a + 7],
-			'mode', ARGV[a + 3] == '1' and 's' or 'x')
+		redis.call('HSET', fence, 'n', string.format('%.0f', token), 'owner', ARGV[a + 5], 'host', ARGV[a + 6],
+			'at', ARGV[a + 7], 'mode', ARGV[a + 3] == '1' and 's' or 'x')
+	else
+		redis.call('HSET', fence, 'n', string.format('%.0f', token))
 	end
 end
 return result

@@ -1,0 +1,149 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs the lock scripts. With a Lettuce factory they go over one dedicated connection of the factory's own client
+ * (standalone, Sentinel or cluster), EVALSHA first and EVAL once on NOSCRIPT: a Spring template call costs a new
+ * connection wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of
+ * an uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
+ */
+final class ScriptRunner implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
+
+	private final StringRedisTemplate template;
+
+	private final @Nullable LettuceConnectionFactory lettuce;
+
+	private final Duration timeout;
+
+	private final Object lock = new Object();
+
+	private volatile @Nullable RedisScriptingCommands<String, String> commands;
+
+	private @Nullable StatefulConnection<String, String> connection;
+
+	private volatile boolean templateOnly;
+
+	ScriptRunner(RedisConnectionFactory factory, StringRedisTemplate template, Duration timeout) {
+		this.template = template;
+		this.lettuce = factory instanceof LettuceConnectionFactory lettuceFactory ? lettuceFactory : null;
+		this.templateOnly = lettuce == null;
+		this.timeout = timeout;
+	}
+
+	/**
+	 * Runs the script on the keys with the arguments and returns its reply: a {@code List} of Longs and Strings or a
+	 * Long, as the script's result type says.
+	 */
+	<T> @Nullable T run(RedisScript<T> script, List<String> keys, List<String> args) {
+		RedisScriptingCommands<String, String> sync = commands();
+		if (sync == null) {
+			return template.execute(script, keys, args.toArray());
+		}
+		String[] keyArray = keys.toArray(String[]::new);
+		String[] argArray = args.toArray(String[]::new);
+		ScriptOutputType output = List.class.isAssignableFrom(script.getResultType()) ? ScriptOutputType.MULTI
+				: ScriptOutputType.INTEGER;
+		Object reply;
+		try {
+			reply = sync.evalsha(script.getSha1(), output, keyArray, argArray);
+		}
+		catch (RedisNoScriptException ex) {
+			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
+			reply = sync.eval(script.getScriptAsString(), output, keyArray, argArray);
+		}
+		return script.getResultType().cast(reply);
+	}
+
+	@Override
+	public void close() {
+		StatefulConnection<String, String> open;
+		synchronized (lock) {
+			templateOnly = true;
+			commands = null;
+			open = connection;
+			connection = null;
+		}
+		if (open != null) {
+			open.closeAsync();
+		}
+	}
+
+	private @Nullable RedisScriptingCommands<String, String> commands() {
+		RedisScriptingCommands<String, String> sync = commands;
+		if (sync != null || templateOnly) {
+			return sync;
+		}
+		synchronized (lock) {
+			if (commands == null && !templateOnly) {
+				open();
+			}
+			return commands;
+		}
+	}
+
+	/**
+	 * Opens the dedicated connection. Connection failures propagate (the caller turns them into a store error and the
+	 * next call tries again); a client that cannot open connections by itself leaves the template in charge for good.
+	 */
+	private void open() {
+		LettuceConnectionFactory factory = lettuce;
+		if (factory == null) {
+			templateOnly = true;
+			return;
+		}
+		AbstractRedisClient client;
+		try {
+			client = factory.getRequiredNativeClient();
+		}
+		catch (IllegalStateException ex) {
+			return; // factory not started yet: this call goes through the template, which starts or fails it
+		}
+		StatefulConnection<String, String> opened;
+		RedisScriptingCommands<String, String> sync;
+		try {
+			if (client instanceof RedisClusterClient cluster) {
+				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
+				sync = clusterConnection.sync();
+				opened = clusterConnection;
+			}
+			else {
+				StatefulRedisConnection<String, String> standalone = ((RedisClient) client).connect(StringCodec.UTF8);
+				sync = standalone.sync();
+				opened = standalone;
+			}
+		}
+		catch (IllegalStateException | ClassCastException ex) {
+			// E.g. a static master/replica setup, whose client has no default URI: Spring routes the connections.
+			logger.debug("Lock scripts run through RedisTemplate: " + ex.getMessage());
+			templateOnly = true;
+			return;
+		}
+		opened.setTimeout(timeout);
+		connection = opened;
+		commands = sync;
+		logger.debug("Opened the lock-script connection");
+	}
+
+}
