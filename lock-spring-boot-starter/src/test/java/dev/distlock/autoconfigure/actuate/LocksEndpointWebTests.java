@@ -58,7 +58,7 @@ class LocksEndpointWebTests {
 			.owner(OwnerDetails.of("other-app"))
 			.build();
 		// Earlier holds make the tokens differ per key, so each listed token is matched to its own lock.
-		template.execute("list:orders:1", TEN_SECONDS, handle -> null);
+		long firstOrderToken = template.execute("list:orders:1", TEN_SECONDS, LockHandle::fencingToken);
 		template.execute("list:orders:1", TEN_SECONDS, handle -> null);
 		template.execute("list:batch:b", TEN_SECONDS, handle -> null);
 		try (LockHandle order = template.acquire("list:orders:1", TEN_SECONDS);
@@ -81,8 +81,7 @@ class LocksEndpointWebTests {
 				.containsExactly(batch.handle("web:list:batch:a").fencingToken(),
 						batch.handle("web:list:batch:b").fencingToken(),
 						order.fencingToken(), report.fencingToken());
-			assertThat(order.fencingToken()).isEqualTo(3);
-			assertThat(batch.handle("web:list:batch:b").fencingToken()).isEqualTo(2);
+			assertThat(order.fencingToken()).isGreaterThan(firstOrderToken);
 			json.extractingPath("$.held[*].group").asArray().containsExactly(batch.id(), batch.id(), null, null);
 			json.extractingPath("$.held[*].mode")
 				.asArray()
