@@ -6,6 +6,7 @@ import java.util.List;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 import dev.distlock.benchmarks.harness.LockArm;
+import dev.distlock.benchmarks.redis.DistlockProviderArm;
 import dev.distlock.benchmarks.redis.DistlockRedisArm;
 import dev.distlock.benchmarks.redis.IntegrationRegistryArm;
 import dev.distlock.benchmarks.redis.LettuceFloorArm;
@@ -40,7 +41,7 @@ final class RedisSuite {
 			String uri = "redis://127.0.0.1:" + server.port();
 			int port = server.port();
 			List<LockArm> arms = new ArrayList<>(List.of(new LettuceFloorArm(uri), new DistlockRedisArm(port, false),
-					new DistlockRedisArm(port, true)));
+					new DistlockRedisArm(port, true), new DistlockProviderArm(port)));
 			if (settings.peers()) {
 				arms.addAll(List.of(new RedissonArm(uri, false), new RedissonArm(uri, true),
 						new IntegrationRegistryArm(port, RedisLockType.SPIN_LOCK, false),

@@ -77,7 +77,7 @@ final class RedisLockStatus {
 	}
 
 	private LockInfo read(String key) {
-		List<?> row = redis.execute(RedisScripts.STATUS, List.of(keys.lock(key), keys.fence(key)));
+		List<?> row = redis.execute(RedisScripts.STATUS.spring(), List.of(keys.lock(key), keys.fence(key)));
 		String type = String.valueOf(row.get(0));
 		long pttl = ((Number) row.get(1)).longValue();
 		int holders = ((Number) row.get(2)).intValue();

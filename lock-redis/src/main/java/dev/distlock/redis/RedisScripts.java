@@ -6,43 +6,48 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import io.lettuce.core.ScriptOutputType;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so its SHA is
- * computed once and EVALSHA is used. Every script that changes a lock compares the owner token; each file's header says what it
- * guarantees.
+ * computed once and EVALSHA is used. Every script that changes a lock compares the owner token; each file's header
+ * says what it guarantees.
  */
 final class RedisScripts {
 
 	/** SET NX PX + fencing token max(counter + 1, server TIME in us) + holder details; {1, fence} or {0, PTTL}. */
-	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> ACQUIRE = load("acquire.lua", List.class);
+	static final LuaScript<List<?>> ACQUIRE = load("acquire.lua", List.class);
 
 	/** All-or-nothing shared/exclusive acquire of one or more same-slot locks; {1, fences...} or {0, PTTL}. */
-	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> ACQUIRE_ALL = load("acquire-all.lua", List.class);
+	static final LuaScript<List<?>> ACQUIRE_ALL = load("acquire-all.lua", List.class);
 
 	/** Compare-and-delete of an exclusive lock, publishing the release; 1 or 0. */
-	static final RedisScript<Long> RELEASE = load("release.lua", Long.class);
+	static final LuaScript<Long> RELEASE = load("release.lua", Long.class);
 
 	/** Compare-and-pexpire of an exclusive lock; 1 or 0. */
-	static final RedisScript<Long> EXTEND = load("extend.lua", Long.class);
+	static final LuaScript<Long> EXTEND = load("extend.lua", Long.class);
 
 	/** Removes one live shared place, publishing the release; 1 or 0. */
-	static final RedisScript<Long> RELEASE_SHARED = load("release-shared.lua", Long.class);
+	static final LuaScript<Long> RELEASE_SHARED = load("release-shared.lua", Long.class);
 
 	/** Moves one live shared place's expiry; 1 or 0. */
-	static final RedisScript<Long> EXTEND_SHARED = load("extend-shared.lua", Long.class);
+	static final LuaScript<Long> EXTEND_SHARED = load("extend-shared.lua", Long.class);
 
 	/** Deletes a lock whoever holds it, keeping its fencing counter, and publishes the release; 1 or 0. */
-	static final RedisScript<Long> FORCE_RELEASE = load("force-release.lua", Long.class);
+	static final LuaScript<Long> FORCE_RELEASE = load("force-release.lua", Long.class);
 
 	/** A read-only snapshot of one lock and its fence hash. */
-	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> STATUS = load("status.lua", List.class);
+	static final LuaScript<List<?>> STATUS = load("status.lua", List.class);
 
 	private RedisScripts() {
+	}
+
+	/**
+	 * One script: Spring's form for template calls, and its SHA, text and Lettuce reply type, kept as plain fields so
+	 * the hot path takes no lock ({@code DefaultRedisScript.getSha1()} synchronises on every call).
+	 */
+	record LuaScript<T>(RedisScript<T> spring, String sha, String text, ScriptOutputType output) {
 	}
 
 	/**
@@ -50,14 +55,15 @@ final class RedisScripts {
 	 * String has a static source: Spring's resource-backed scripts re-check the resource on every call, under a lock
 	 * shared by all threads.
 	 */
-	private static <T> RedisScript<T> load(String name, Class<T> type) {
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static <T> LuaScript<T> load(String name, Class type) {
 		try (InputStream in = RedisScripts.class.getResourceAsStream(name)) {
 			if (in == null) {
 				throw new IllegalStateException("Lua script " + name + " is missing from the class path");
 			}
 			RedisScript<T> script = RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), type);
-			script.getSha1();
-			return script;
+			return new LuaScript<>(script, script.getSha1(), script.getScriptAsString(),
+					List.class.isAssignableFrom(type) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read Lua script " + name, ex);

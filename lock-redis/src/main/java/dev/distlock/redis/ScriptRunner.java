@@ -6,7 +6,6 @@ import java.util.List;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
@@ -19,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Runs the lock scripts. With a Lettuce factory they go over one dedicated connection of the factory's own client
@@ -56,24 +54,23 @@ final class ScriptRunner implements AutoCloseable {
 	 * Runs the script on the keys with the arguments and returns its reply: a {@code List} of Longs and Strings or a
 	 * Long, as the script's result type says.
 	 */
-	<T> @Nullable T run(RedisScript<T> script, List<String> keys, List<String> args) {
+	@SuppressWarnings("unchecked")
+	<T> @Nullable T run(RedisScripts.LuaScript<T> script, List<String> keys, List<String> args) {
 		RedisScriptingCommands<String, String> sync = commands();
 		if (sync == null) {
-			return template.execute(script, keys, args.toArray());
+			return template.execute(script.spring(), keys, args.toArray());
 		}
 		String[] keyArray = keys.toArray(String[]::new);
 		String[] argArray = args.toArray(String[]::new);
-		ScriptOutputType output = List.class.isAssignableFrom(script.getResultType()) ? ScriptOutputType.MULTI
-				: ScriptOutputType.INTEGER;
 		Object reply;
 		try {
-			reply = sync.evalsha(script.getSha1(), output, keyArray, argArray);
+			reply = sync.evalsha(script.sha(), script.output(), keyArray, argArray);
 		}
 		catch (RedisNoScriptException ex) {
 			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
-			reply = sync.eval(script.getScriptAsString(), output, keyArray, argArray);
+			reply = sync.eval(script.text(), script.output(), keyArray, argArray);
 		}
-		return script.getResultType().cast(reply);
+		return (T) reply;
 	}
 
 	@Override
