@@ -100,7 +100,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		String key = request.key();
 		List<?> result = call(key, "acquire", () -> scripts.run(RedisScripts.ACQUIRE,
 				List.of(keys.lock(key), keys.fence(key)), List.of(request.token(), millis(request.lease()),
-						request.owner().owner(), request.owner().host(), String.valueOf(System.currentTimeMillis()))));
+						request.owner().owner(), request.owner().host())));
 		if (number(result, 0) == 1) {
 			return Optional.of(new RedisLease(this, key, request.token(), number(result, 1), false));
 		}
@@ -119,8 +119,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 			return LockProvider.super.tryAcquireAll(requests);
 		}
 		List<String> redisKeys = new ArrayList<>(requests.size() * 2);
-		List<String> args = new ArrayList<>(requests.size() * 7);
-		String now = String.valueOf(System.currentTimeMillis());
+		List<String> args = new ArrayList<>(requests.size() * 6);
 		for (LockRequest request : requests) {
 			redisKeys.add(keys.lock(request.key()));
 			redisKeys.add(keys.fence(request.key()));
@@ -130,7 +129,6 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 			args.add(String.valueOf(request.shared() ? request.maxConcurrent() : 1));
 			args.add(request.owner().owner());
 			args.add(request.owner().host());
-			args.add(now);
 		}
 		String label = String.join(",", lockKeys);
 		List<?> result = call(label, "acquire",

@@ -4,7 +4,8 @@
 -- pruning the holders whose expiry (by the server's TIME) has passed; each grant sets that key's fencing counter to
 -- max(counter + 1, server TIME in microseconds), as acquire.lua does, so tokens also outlive a loss of data.
 -- KEYS[2i-1] lock key, KEYS[2i] fence hash of request i
--- ARGV[7(i-1)+1..7] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host, acquired-at epoch ms
+-- ARGV[6(i-1)+1..6] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host; 'at' is the server's
+-- TIME in epoch ms
 -- Returns {1, fencing token 1, fencing token 2, ...} or {0, remaining ms of the first blocking lock (PTTL)}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -13,7 +14,7 @@ local n = #KEYS / 2
 local empty = {}
 for i = 1, n do
 	local lock = KEYS[2 * i - 1]
-	local a = 7 * (i - 1)
+	local a = 6 * (i - 1)
 	local kind = redis.call('TYPE', lock).ok
 	empty[i] = true
 	if kind ~= 'none' then
@@ -33,7 +34,7 @@ local result = {1}
 for i = 1, n do
 	local lock = KEYS[2 * i - 1]
 	local fence = KEYS[2 * i]
-	local a = 7 * (i - 1)
+	local a = 6 * (i - 1)
 	if ARGV[a + 3] == '1' then
 		redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])
 		-- The set lives exactly as long as its longest-lived holder, so an exclusive SET NX succeeds once all expired.
@@ -46,7 +47,7 @@ for i = 1, n do
 	result[i + 1] = token
 	if empty[i] then
 		redis.call('HSET', fence, 'n', string.format('%.0f', token), 'owner', ARGV[a + 5], 'host', ARGV[a + 6],
-			'at', ARGV[a + 7], 'mode', ARGV[a + 3] == '1' and 's' or 'x')
+			'at', string.format('%.0f', now), 'mode', ARGV[a + 3] == '1' and 's' or 'x')
 	else
 		redis.call('HSET', fence, 'n', string.format('%.0f', token))
 	end
