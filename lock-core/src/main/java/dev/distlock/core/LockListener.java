@@ -23,6 +23,12 @@ public interface LockListener {
 	}
 
 	/**
+	 * An acquire stopped because the store could not be asked; the caller gets the same error.
+	 */
+	default void onAcquireError(String key, LockMode mode, LockStoreException error) {
+	}
+
+	/**
 	 * A lock was released after being held for {@code heldFor}.
 	 */
 	default void onReleased(LockHandle handle, Duration heldFor) {

@@ -228,10 +228,11 @@ public final class LockTemplate implements AutoCloseable {
 	private Optional<LockHandle> tryAcquire(String key, LockOptions options, boolean skip) {
 		String fullKey = fullKey(key);
 		LockRequest request = request(fullKey, OwnerTokens.next(), options);
-		WaitLoop.Outcome<LockHandle> outcome = WaitLoop.run(fullKey, options, notifier(), nanoClock,
-				(attempt, loop) -> guard(fullKey, () -> provider.tryAcquire(request))
-					.<LockHandle>map(lease -> handles.register(lease, options, null, attempt, loop))
-					.orElse(null));
+		WaitLoop.Outcome<LockHandle> outcome = reportingStoreErrors(fullKey, options,
+				() -> WaitLoop.run(fullKey, options, notifier(), nanoClock,
+						(attempt, loop) -> guard(fullKey, () -> provider.tryAcquire(request))
+							.<LockHandle>map(lease -> handles.register(lease, options, null, attempt, loop))
+							.orElse(null)));
 		return finish(fullKey, options, outcome, skip);
 	}
 
@@ -245,15 +246,27 @@ public final class LockTemplate implements AutoCloseable {
 		List<LockRequest> requests = sorted.stream().map(fullKey -> request(fullKey, token, options)).toList();
 		String label = String.join(",", sorted);
 		// Groups poll with backoff: a release signal on one key says little about the others.
-		WaitLoop.Outcome<LockGroup> outcome = WaitLoop.run(label, options, null, nanoClock,
-				(attempt, loop) -> guard(label, () -> provider.tryAcquireAll(requests)).map(leases -> {
-					List<LockHandle> members = new ArrayList<>(leases.size());
-					for (Lease lease : leases) {
-						members.add(handles.register(lease, options, groupId, attempt, loop));
-					}
-					return new LockGroup(groupId, members);
-				}).orElse(null));
+		WaitLoop.Outcome<LockGroup> outcome = reportingStoreErrors(label, options,
+				() -> WaitLoop.run(label, options, null, nanoClock,
+						(attempt, loop) -> guard(label, () -> provider.tryAcquireAll(requests)).map(leases -> {
+							List<LockHandle> members = new ArrayList<>(leases.size());
+							for (Lease lease : leases) {
+								members.add(handles.register(lease, options, groupId, attempt, loop));
+							}
+							return new LockGroup(groupId, members);
+						}).orElse(null)));
 		return finish(label, options, outcome, skip);
+	}
+
+	private <T> WaitLoop.Outcome<T> reportingStoreErrors(String key, LockOptions options,
+			Supplier<WaitLoop.Outcome<T>> waiting) {
+		try {
+			return waiting.get();
+		}
+		catch (LockStoreException ex) {
+			handles.listeners().onAcquireError(key, options.mode(), ex);
+			throw ex;
+		}
 	}
 
 	private <T> Optional<T> finish(String key, LockOptions options, WaitLoop.Outcome<T> outcome, boolean skip) {

@@ -93,6 +93,7 @@ class LockTemplateTest {
 			.hasMessageContaining("'k'")
 			.hasMessageContaining("connection refused");
 		assertThat(provider.attempts.get()).isEqualTo(1);
+		assertThat(events).containsExactly("error k");
 	}
 
 	@Test
@@ -232,6 +233,11 @@ class LockTemplateTest {
 		@Override
 		public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
 			events.add("failed " + key + " attempts=" + attempts + " skipped=" + skipped);
+		}
+
+		@Override
+		public void onAcquireError(String key, LockMode mode, LockStoreException error) {
+			events.add("error " + key);
 		}
 
 		@Override

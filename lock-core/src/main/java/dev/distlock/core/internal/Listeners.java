@@ -12,6 +12,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockStoreException;
 
 /**
  * Fans events out to several listeners; one listener's exception never reaches the lock caller or the others.
@@ -37,6 +38,11 @@ public final class Listeners implements LockListener {
 	@Override
 	public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
 		each(listener -> listener.onAcquireFailed(key, mode, attempts, waited, skipped));
+	}
+
+	@Override
+	public void onAcquireError(String key, LockMode mode, LockStoreException error) {
+		each(listener -> listener.onAcquireError(key, mode, error));
 	}
 
 	@Override

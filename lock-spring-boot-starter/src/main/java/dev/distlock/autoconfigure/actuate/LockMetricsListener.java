@@ -16,6 +16,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
 
 /**
@@ -25,7 +26,7 @@ import dev.distlock.core.LockTemplate;
  */
 public final class LockMetricsListener implements LockListener {
 
-	/** Timer of the time spent acquiring, tagged with outcome acquired, failed or skipped. */
+	/** Timer of the time spent acquiring, tagged with outcome acquired, failed, skipped or error. */
 	public static final String ACQUIRE = "distlock.acquire";
 
 	/** Long task timer of the locks held now. */
@@ -82,6 +83,17 @@ public final class LockMetricsListener implements LockListener {
 			.tag(LockTags.OUTCOME, skipped ? "skipped" : "failed")
 			.register(registry)
 			.record(waited);
+	}
+
+	@Override
+	public void onAcquireError(String key, LockMode mode, LockStoreException error) {
+		// The store could not be asked; the time spent is not known here, so the timer counts the event only.
+		Timer.builder(ACQUIRE)
+			.description("Time spent acquiring distributed locks")
+			.tags(tags(key, mode))
+			.tag(LockTags.OUTCOME, "error")
+			.register(registry)
+			.record(Duration.ZERO);
 	}
 
 	@Override

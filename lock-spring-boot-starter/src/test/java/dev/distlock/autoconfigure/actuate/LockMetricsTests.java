@@ -2,6 +2,7 @@ package dev.distlock.autoconfigure.actuate;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -21,6 +22,10 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +68,38 @@ class LockMetricsTests {
 			assertThat(acquires(registry, "reports", "shared", "acquired")).isEqualTo(2);
 			assertThat(acquires(registry, "reports", "shared", "skipped")).isEqualTo(1);
 			assertThat(registry.get(LockMetricsListener.ACQUIRE).timers()).hasSize(5);
+		});
+	}
+
+	@Test
+	void storeErrorsCountAsTheErrorOutcome() {
+		LockProvider down = new LockProvider() {
+			@Override
+			public Optional<Lease> tryAcquire(LockRequest request) {
+				throw new IllegalStateException("connection refused");
+			}
+
+			@Override
+			public boolean isLocked(String key) {
+				throw new IllegalStateException("connection refused");
+			}
+
+			@Override
+			public String name() {
+				return "down";
+			}
+		};
+		runner.withBean(LockProvider.class, () -> down).run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThatExceptionOfType(LockStoreException.class).isThrownBy(() -> template.acquire("orders:1", ONE_TRY));
+			assertThatExceptionOfType(LockStoreException.class)
+				.isThrownBy(() -> template.tryAcquire("orders:2", ONE_TRY));
+			assertThat(registry.get(LockMetricsListener.ACQUIRE)
+				.tags(LockKeyTag.TAG, "orders", "mode", "exclusive", "outcome", "error", "provider", "down")
+				.timer()
+				.count()).isEqualTo(2);
+			assertThat(registry.get(LockMetricsListener.ACQUIRE).timers()).hasSize(1);
 		});
 	}
 
