@@ -34,7 +34,7 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	private static final Log logger = LogFactory.getLog(ReleaseSignals.class);
 
 	/** How long a channel nobody watches stays subscribed. */
-	static final Duration LINGER = Duration.ofSeconds(2);
+	static final Duration LINGER = Duration.ofSeconds(1);
 
 	private final RedisKeys keys;
 
