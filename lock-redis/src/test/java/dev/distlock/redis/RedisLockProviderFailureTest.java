@@ -67,14 +67,18 @@ class RedisLockProviderFailureTest {
 		provider.ping(); // the shared connection exists, as in a running application
 		server.stop();
 		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).build();
-		assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-			assertThatThrownBy(() -> provider.tryAcquire(request("down", "t1", Duration.ofSeconds(5))))
-				.isInstanceOf(LockStoreException.class)
-				.hasMessageContaining("down");
-			assertThatThrownBy(() -> template.tryAcquire("down", LockOptions.builder().timeout(Duration.ofSeconds(5))
-				.build())).isInstanceOf(LockStoreException.class).hasMessageContaining("down");
-			assertThatThrownBy(provider::ping).isInstanceOf(LockStoreException.class);
-		});
+		// Each call fails within the configured command timeout, plus a margin for a loaded 2-core machine.
+		Duration bound = COMMAND_TIMEOUT.plusSeconds(3);
+		assertTimeoutPreemptively(bound, () -> assertThatThrownBy(
+				() -> provider.tryAcquire(request("down", "t1", Duration.ofSeconds(5))))
+			.isInstanceOf(LockStoreException.class)
+			.hasMessageContaining("down"));
+		assertTimeoutPreemptively(bound, () -> assertThatThrownBy(
+				() -> template.tryAcquire("down", LockOptions.builder().timeout(Duration.ofSeconds(5)).build()))
+			.isInstanceOf(LockStoreException.class)
+			.hasMessageContaining("down"));
+		assertTimeoutPreemptively(bound,
+				() -> assertThatThrownBy(provider::ping).isInstanceOf(LockStoreException.class));
 		template.close();
 	}
 

@@ -169,9 +169,9 @@ class RedisLockProviderProtocolTest {
 			// The contended key stays subscribed between waits (linger), so 1,000 cycles need at most a few SUBSCRIBEs.
 			assertThat(subscribes).isBetween(1L, 10L);
 			assertThat(provider.signals().watchedChannels()).isZero();
-			provider.signals().unsubscribeIdle(Duration.ZERO); // what the sweep does once the linger has passed
-			assertThat(provider.signals().subscribedChannels()).isZero();
+			// No manual sweep: the provider's own sweep must unsubscribe the lingering channel once LINGER has passed.
 			assertThat(awaitNoChannels()).isEmpty();
+			assertThat(provider.signals().subscribedChannels()).isZero();
 			assertThat(ManagementFactory.getThreadMXBean().getThreadCount()).isLessThanOrEqualTo(threadsBefore);
 		}
 		finally {
@@ -201,14 +201,19 @@ class RedisLockProviderProtocolTest {
 		assertThat(provider.tryAcquire(request(key, "t")).orElseThrow().release()).isTrue();
 	}
 
+	/**
+	 * Polls PUBSUB CHANNELS for up to 3 s plus the linger: the sweep runs every LINGER / 2, and UNSUBSCRIBE is sent
+	 * without waiting for its reply.
+	 */
 	private static List<String> awaitNoChannels() throws InterruptedException {
 		List<String> channels = List.of();
-		for (int i = 0; i < 100; i++) {
+		long deadline = System.nanoTime() + ReleaseSignals.LINGER.plusSeconds(3).toNanos();
+		while (System.nanoTime() < deadline) {
 			channels = channels();
 			if (channels.isEmpty()) {
 				break;
 			}
-			Thread.sleep(20); // UNSUBSCRIBE is sent without waiting for its reply
+			Thread.sleep(20);
 		}
 		return channels;
 	}
