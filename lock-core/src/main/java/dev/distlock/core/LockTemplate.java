@@ -73,7 +73,8 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Acquires the lock, waiting per the options.
+	 * Acquires the lock, waiting per the options. Always throws when the lock stays held, whatever
+	 * {@link LockOptions#onFailure()} says: a handle cannot be skipped; use {@link #tryAcquire(String, LockOptions)}.
 	 * @throws LockAcquisitionException if it stayed held through every attempt
 	 * @throws InvalidLockKeyException if the key is unusable
 	 * @throws LockStoreException if the store cannot be reached
@@ -93,17 +94,23 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	/** Runs the callback under the lock with the default options; see {@link #execute(String, LockOptions, LockCallback)}. */
-	public <T extends @Nullable Object> T execute(String key, LockCallback<T> callback) {
+	public <T extends @Nullable Object> @Nullable T execute(String key, LockCallback<T> callback) {
 		return execute(key, defaults, callback);
 	}
 
 	/**
-	 * Runs the callback under the lock and releases it afterwards.
-	 * @throws LockAcquisitionException if the lock stayed held through every attempt; the callback did not run
+	 * Runs the callback under the lock and releases it afterwards. With {@link FailureMode#SKIP} in the options, a lock
+	 * that stayed held skips the callback and returns null instead of throwing.
+	 * @throws LockAcquisitionException if the lock stayed held through every attempt and the options say
+	 * {@link FailureMode#THROW}; the callback did not run
 	 * @throws LockReleaseException if the lock was lost while the callback ran
 	 */
-	public <T extends @Nullable Object> T execute(String key, LockOptions options, LockCallback<T> callback) {
-		try (LockHandle handle = acquire(key, options)) {
+	public <T extends @Nullable Object> @Nullable T execute(String key, LockOptions options, LockCallback<T> callback) {
+		Optional<LockHandle> acquired = tryAcquire(key, options, options.onFailure() == FailureMode.SKIP);
+		if (acquired.isEmpty()) {
+			return null;
+		}
+		try (LockHandle handle = acquired.get()) {
 			return callback.doInLock(handle);
 		}
 	}
@@ -158,6 +165,8 @@ public final class LockTemplate implements AutoCloseable {
 	/**
 	 * The cache-stampede pattern of lua-resty-lock: read the cache; on a miss take the lock, read again (another caller
 	 * may have filled it meanwhile), and only then compute and write, so one caller computes while the rest wait.
+	 * A lock that stays held throws {@link LockAcquisitionException} whatever {@link LockOptions#onFailure()} says:
+	 * there is no value to return.
 	 */
 	public <T> T computeIfMissing(String key, Supplier<@Nullable T> cacheRead, Supplier<T> compute,
 			Consumer<? super T> cacheWrite, LockOptions options) {

@@ -120,6 +120,29 @@ class LockTemplateTest {
 	}
 
 	@Test
+	void executeWithSkipInTheOptionsReturnsNullWithoutRunningTheCallback() {
+		provider.refused.add("k");
+		boolean[] ran = { false };
+		LockOptions options = LockOptions.builder().retries(1).delay(Duration.ofMillis(1))
+			.onFailure(FailureMode.SKIP).build();
+		String result = template.execute("k", options, handle -> {
+			ran[0] = true;
+			return "ran";
+		});
+		assertThat(result).isNull();
+		assertThat(ran[0]).isFalse();
+		assertThat(provider.attempts.get()).isEqualTo(2);
+		assertThat(events).containsExactly("failed k attempts=2 skipped=true");
+	}
+
+	@Test
+	void acquireThrowsEvenWithSkipInTheOptions() {
+		provider.refused.add("k");
+		LockOptions options = LockOptions.builder().onFailure(FailureMode.SKIP).build();
+		assertThatThrownBy(() -> template.acquire("k", options)).isInstanceOf(LockAcquisitionException.class);
+	}
+
+	@Test
 	void maxWaitEndsWaitingWhateverRetriesRemain() {
 		provider.refused.add("k");
 		LockOptions options = LockOptions.builder().delay(Duration.ofMillis(10)).waitUpTo(Duration.ofMillis(100)).build();
