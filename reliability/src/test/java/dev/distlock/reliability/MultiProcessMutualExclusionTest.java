@@ -21,11 +21,19 @@ import dev.distlock.reliability.worker.UnguardedCounter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Several worker JVMs, each with several threads, increment an unguarded file counter through {@code @DistributedLock}
- * on one key. Mutual exclusion holds only if the count is exact, no two critical sections overlap in time, and fencing
- * tokens strictly increase in interval order.
+ * Several worker JVMs, each with several threads, increment an unguarded read–sleep–write file counter through
+ * {@code @DistributedLock} on one key. Mutual exclusion holds only if the count is exact, no two critical sections
+ * overlap in time, and fencing tokens strictly increase in interval order. The workers start together behind a
+ * barrier, and the lock must pass between processes often, so the run proves cross-process contention, not a series
+ * of JVMs taking turns.
  */
 class MultiProcessMutualExclusionTest {
+
+	/**
+	 * The fewest times consecutive sections (by start) must come from different workers. Three JVMs contending for
+	 * 6,000 sections switch hundreds of times or more; a run with fewer switches did not really contend.
+	 */
+	private static final int MIN_WORKER_SWITCHES = 100;
 
 	private static final int WORKERS = Reports.intProperty("reliability.workers", 3);
 
@@ -73,15 +81,25 @@ class MultiProcessMutualExclusionTest {
 		List<WorkerProcess> workers = new ArrayList<>();
 		List<Path> logs = new ArrayList<>();
 		long started = System.nanoTime();
+		long go;
 		try {
 			for (int w = 0; w < WORKERS; w++) {
 				Path log = dir.resolve("worker-" + w + ".log");
 				logs.add(log);
 				List<String> args = new ArrayList<>(storeArgs);
 				args.add("--worker.delay=" + retryDelay);
-				args.addAll(List.of("--worker.mode=fuzz", "--worker.key=fuzz-" + store, "--worker.threads=" + THREADS,
-						"--worker.iterations=" + ITERATIONS, "--worker.counter=" + counterFile, "--worker.log=" + log));
+				args.addAll(List.of("--worker.mode=fuzz", "--worker.id=" + w, "--worker.key=fuzz-" + store,
+						"--worker.threads=" + THREADS, "--worker.iterations=" + ITERATIONS,
+						"--worker.counter=" + counterFile, "--worker.log=" + log));
 				workers.add(WorkerProcess.start(store + "-fuzz-" + w, args));
+			}
+			// The start barrier: every JVM is up before any section runs.
+			for (WorkerProcess worker : workers) {
+				worker.awaitLine("READY", Duration.ofMinutes(2));
+			}
+			go = System.nanoTime();
+			for (WorkerProcess worker : workers) {
+				worker.send("GO");
 			}
 			for (WorkerProcess worker : workers) {
 				assertThat(worker.awaitLine("DONE", Duration.ofMinutes(4))).isEqualTo("DONE errors=0");
@@ -91,7 +109,7 @@ class MultiProcessMutualExclusionTest {
 		finally {
 			WorkerProcess.closeAll(new ArrayList<>(workers));
 		}
-		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		long finished = System.nanoTime();
 		List<Interval> intervals = new ArrayList<>();
 		for (Path log : logs) {
 			intervals.addAll(IntervalLog.read(log));
@@ -105,11 +123,16 @@ class MultiProcessMutualExclusionTest {
 		Reports.figure(store + ".fuzz.intervalsChecked", result.intervals());
 		Reports.figure(store + ".fuzz.overlaps", result.overlaps().size());
 		Reports.figure(store + ".fuzz.tokenInversions", result.tokenInversions().size());
-		Reports.figure(store + ".fuzz.wallTime", took.toMillis() + " ms");
+		Reports.figure(store + ".fuzz.workerSwitches", result.workerSwitches() + " of " + (result.intervals() - 1)
+				+ " consecutive pairs (minimum " + MIN_WORKER_SWITCHES + ")");
+		Reports.figure(store + ".fuzz.wallTime", Duration.ofNanos(finished - started).toMillis() + " ms (from GO: "
+				+ Duration.ofNanos(finished - go).toMillis() + " ms)");
 		assertThat(counter.value()).isEqualTo(expected);
 		assertThat(result.intervals()).isEqualTo(expected);
 		assertThat(result.overlaps()).isEmpty();
 		assertThat(result.tokenInversions()).isEmpty();
+		assertThat(result.workerSwitches()).as("times consecutive sections came from different workers")
+			.isGreaterThanOrEqualTo(MIN_WORKER_SWITCHES);
 	}
 
 }

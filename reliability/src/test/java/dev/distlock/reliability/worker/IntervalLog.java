@@ -14,20 +14,31 @@ import java.util.List;
  */
 public final class IntervalLog {
 
+	private final int worker;
+
 	private final List<Interval> intervals = new ArrayList<>();
+
+	/**
+	 * A log for the worker process with this id, which every interval carries.
+	 */
+	public IntervalLog(int worker) {
+		this.worker = worker;
+	}
 
 	/**
 	 * Records one critical section.
 	 */
 	public synchronized void record(long token, long startNanos, long endNanos) {
-		intervals.add(new Interval(token, startNanos, endNanos));
+		intervals.add(new Interval(worker, token, startNanos, endNanos));
 	}
 
 	/**
-	 * Writes every interval, one {@code token start end} line each.
+	 * Writes every interval, one {@code worker token start end} line each.
 	 */
 	public synchronized void writeTo(Path file) {
-		List<String> lines = intervals.stream().map(i -> i.token() + " " + i.start() + " " + i.end()).toList();
+		List<String> lines = intervals.stream()
+			.map(i -> i.worker() + " " + i.token() + " " + i.start() + " " + i.end())
+			.toList();
 		try {
 			Files.write(file, lines);
 		}
@@ -43,7 +54,8 @@ public final class IntervalLog {
 		try {
 			return Files.readAllLines(file).stream().filter(line -> !line.isBlank()).map(line -> {
 				String[] parts = line.split(" ");
-				return new Interval(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
+				return new Interval(Integer.parseInt(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]),
+						Long.parseLong(parts[3]));
 			}).toList();
 		}
 		catch (IOException ex) {
@@ -53,11 +65,12 @@ public final class IntervalLog {
 
 	/**
 	 * One critical section.
+	 * @param worker the id of the worker process that ran it
 	 * @param token the fencing token it ran under
-	 * @param start System.nanoTime() after the lock was acquired
-	 * @param end System.nanoTime() before it was released
+	 * @param start System.nanoTime() after the lock was acquired, before the counter was read
+	 * @param end System.nanoTime() after the counter was written, before the lock was released
 	 */
-	public record Interval(long token, long start, long end) {
+	public record Interval(int worker, long token, long start, long end) {
 	}
 
 }

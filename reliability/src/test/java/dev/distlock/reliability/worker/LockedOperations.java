@@ -16,7 +16,8 @@ import dev.distlock.spring.LockContext;
 public class LockedOperations {
 
 	/**
-	 * The fuzz's critical section: records (fencing token, start, end) around one unguarded increment.
+	 * The fuzz's critical section: records (fencing token, start, end) around one unguarded increment. The interval
+	 * spans the whole read–sleep–write, so a section of another holder that starts inside it is an overlap.
 	 */
 	@DistributedLock(key = "#key", timeoutString = "${worker.lease:10s}", retriesString = "${worker.retries:1000000}",
 			delayString = "${worker.delay:5ms}", maxWaitString = "${worker.max-wait:120s}")

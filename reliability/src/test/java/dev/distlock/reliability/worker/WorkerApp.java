@@ -22,7 +22,8 @@ import dev.distlock.core.LockHandle;
 /**
  * The worker JVM the reliability tests launch with {@code java -cp <test classpath>}. It locks only through
  * {@code @DistributedLock} and the starter's auto-configuration, and reports on stdout, one line per event, which the
- * test reads. Modes ({@code --worker.mode}): {@code fuzz}, {@code hold}, {@code acquire} and {@code stale}.
+ * test reads. Modes ({@code --worker.mode}): {@code fuzz} (prints READY, then waits for GO on stdin), {@code hold},
+ * {@code acquire} and {@code stale}.
  */
 @SpringBootApplication
 public class WorkerApp {
@@ -54,10 +55,12 @@ public class WorkerApp {
 		int threads = env.getRequiredProperty("worker.threads", Integer.class);
 		int iterations = env.getRequiredProperty("worker.iterations", Integer.class);
 		UnguardedCounter counter = new UnguardedCounter(Path.of(env.getRequiredProperty("worker.counter")));
-		IntervalLog log = new IntervalLog();
+		IntervalLog log = new IntervalLog(env.getRequiredProperty("worker.id", Integer.class));
 		AtomicInteger errors = new AtomicInteger();
 		List<Thread> running = new ArrayList<>();
+		// A start barrier: JVMs start seconds apart on a busy machine, and a worker that ran alone proves no contention.
 		say("READY");
+		awaitGo();
 		for (int t = 0; t < threads; t++) {
 			Thread thread = new Thread(() -> {
 				for (int i = 0; i < iterations; i++) {
@@ -122,6 +125,7 @@ public class WorkerApp {
 		}
 	}
 
+	// Blocks until the test writes GO on stdin.
 	private static void awaitGo() {
 		try {
 			BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
