@@ -1,6 +1,10 @@
 package dev.distlock.reliability;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -134,6 +138,7 @@ class BadInputCatalogueTest {
 				argumentSet("delay=-5ms", "distributed-lock.delay=-5ms", "distributed-lock.delay"),
 				argumentSet("delay=0ms", "distributed-lock.delay=0ms", "distributed-lock.delay"),
 				argumentSet("max-wait=0s", "distributed-lock.max-wait=0s", "distributed-lock.max-wait"),
+				argumentSet("max-wait=-1s", "distributed-lock.max-wait=-1s", "distributed-lock.max-wait"),
 				argumentSet("retries=-1", "distributed-lock.retries=-1", "distributed-lock.retries"),
 				argumentSet("backoff-multiplier=0.5", "distributed-lock.backoff-multiplier=0.5",
 						"distributed-lock.backoff-multiplier"));
@@ -166,9 +171,52 @@ class BadInputCatalogueTest {
 		return Stream.of(argumentSet("timeout = 0", ZeroTimeoutConfig.class, "timeout"),
 				argumentSet("timeoutString = \"-1s\"", NegativeTimeoutConfig.class, "timeout"),
 				argumentSet("delayString = \"0ms\"", ZeroDelayConfig.class, "delay"),
+				argumentSet("delayString = \"-5ms\"", NegativeDelayConfig.class, "delay"),
+				argumentSet("maxWaitString = \"-1s\"", NegativeMaxWaitConfig.class, "maxWait"),
 				argumentSet("retriesString = \"-1\"", NegativeRetriesConfig.class, "retries"),
 				argumentSet("backoffMultiplier = 0.5", LowMultiplierConfig.class, "backoffMultiplier"),
 				argumentSet("shared, maxConcurrent = -1", LowMaxConcurrentConfig.class, "maxConcurrent"));
+	}
+
+	// maxConcurrent = 0, the boundary. On the annotation 0 is the attribute's default and documented as "no limit",
+	// so it is accepted and admits any number of readers; through LockOptions, where no such default exists, it is
+	// an error.
+
+	@Test
+	void sharedMaxConcurrentZeroOnTheAnnotationMeansNoLimit() {
+		runner.withUserConfiguration(ZeroMaxConcurrentConfig.class).run(context -> {
+			assertThat(context).hasNotFailed();
+			ZeroMaxConcurrentService service = context.getBean(ZeroMaxConcurrentService.class);
+			int readers = 3;
+			CountDownLatch allInside = new CountDownLatch(readers);
+			List<Thread> threads = new ArrayList<>();
+			AtomicInteger met = new AtomicInteger();
+			for (int i = 0; i < readers; i++) {
+				Thread thread = new Thread(() -> {
+					if (service.run(allInside)) {
+						met.incrementAndGet();
+					}
+				});
+				thread.start();
+				threads.add(thread);
+			}
+			for (Thread thread : threads) {
+				thread.join();
+			}
+			// Every reader was inside the method while the others were: none waited for another to leave.
+			assertThat(met.get()).isEqualTo(readers);
+		});
+	}
+
+	@Test
+	void sharedMaxConcurrentZeroThroughLockOptionsFailsNamingMaxConcurrent() {
+		runner.run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			assertThatThrownBy(() -> template.acquire("k", template.defaults().toBuilder().shared(0).build()))
+				.isInstanceOfSatisfying(InvalidLockOptionException.class,
+						error -> assertThat(error.option()).isEqualTo("maxConcurrent"))
+				.hasMessageContaining("was 0");
+		});
 	}
 
 	// Providers.
@@ -377,6 +425,39 @@ class BadInputCatalogueTest {
 
 	}
 
+	static class NegativeDelayService {
+
+		@DistributedLock(key = "'k'", delayString = "-5ms")
+		public void run() {
+		}
+
+	}
+
+	static class NegativeMaxWaitService {
+
+		@DistributedLock(key = "'k'", maxWaitString = "-1s")
+		public void run() {
+		}
+
+	}
+
+	static class ZeroMaxConcurrentService {
+
+		// Returns whether every reader got inside while this one was; a limit of 1 would keep them out until timeout.
+		@DistributedLock(key = "'k'", shared = true, maxConcurrent = 0)
+		public boolean run(CountDownLatch allInside) {
+			allInside.countDown();
+			try {
+				return allInside.await(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+
+	}
+
 	static class LowMaxConcurrentService {
 
 		@DistributedLock(key = "'k'", shared = true, maxConcurrent = -1)
@@ -491,6 +572,36 @@ class BadInputCatalogueTest {
 		@Bean
 		LowMultiplierService service() {
 			return new LowMultiplierService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NegativeDelayConfig {
+
+		@Bean
+		NegativeDelayService service() {
+			return new NegativeDelayService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NegativeMaxWaitConfig {
+
+		@Bean
+		NegativeMaxWaitService service() {
+			return new NegativeMaxWaitService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ZeroMaxConcurrentConfig {
+
+		@Bean
+		ZeroMaxConcurrentService service() {
+			return new ZeroMaxConcurrentService();
 		}
 
 	}
