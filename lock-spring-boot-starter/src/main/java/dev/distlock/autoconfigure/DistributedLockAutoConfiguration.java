@@ -5,7 +5,6 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -24,7 +23,7 @@ import dev.distlock.spring.DistributedLockBeanPostProcessor;
  * auto-configuration supplied a {@link LockProvider}, the in-memory fallback.
  */
 @AutoConfiguration
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnLocksEnabled
 @EnableConfigurationProperties(DistributedLockProperties.class)
 public final class DistributedLockAutoConfiguration {
 

@@ -1,7 +1,6 @@
 package dev.distlock.autoconfigure;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -24,7 +23,7 @@ import dev.distlock.mongo.MongoLockSettings;
 @AutoConfiguration(before = DistributedLockAutoConfiguration.class, after = RedisLockAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration")
 @ConditionalOnClass({ MongoLockProvider.class, MongoTemplate.class })
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnLocksEnabled
 @ConditionalOnLockProvider(LockProviderType.MONGO)
 @EnableConfigurationProperties(DistributedLockProperties.class)
 public final class MongoLockAutoConfiguration {

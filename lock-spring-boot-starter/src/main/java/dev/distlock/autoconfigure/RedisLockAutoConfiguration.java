@@ -1,7 +1,6 @@
 package dev.distlock.autoconfigure;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -20,7 +19,7 @@ import dev.distlock.redis.RedisLockSettings;
 @AutoConfiguration(before = DistributedLockAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass({ RedisLockProvider.class, RedisConnectionFactory.class })
-@ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
+@ConditionalOnLocksEnabled
 @ConditionalOnLockProvider(LockProviderType.REDIS)
 @EnableConfigurationProperties(DistributedLockProperties.class)
 public final class RedisLockAutoConfiguration {

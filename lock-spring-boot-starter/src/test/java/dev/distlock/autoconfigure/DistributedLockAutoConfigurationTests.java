@@ -7,11 +7,14 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -33,6 +36,7 @@ import dev.distlock.spring.DistributedLockBeanPostProcessor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(OutputCaptureExtension.class)
 class DistributedLockAutoConfigurationTests {
 
 	private static MongoTestServer mongo;
@@ -160,6 +164,52 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
+	void userMongoProviderWinsOverTheMongoStore() {
+		runner.withUserConfiguration(MongoConfig.class, UserBeans.class)
+			.run(context -> assertThat(context).hasSingleBean(LockProvider.class)
+				.doesNotHaveBean(MongoLockProvider.class)
+				.getBean(LockProvider.class)
+				.isSameAs(UserBeans.provider));
+	}
+
+	@Test
+	void userPostProcessorWins() {
+		runner.withUserConfiguration(UserPostProcessor.class)
+			.run(context -> assertThat(context).hasSingleBean(DistributedLockBeanPostProcessor.class)
+				.getBean(DistributedLockBeanPostProcessor.class)
+				.isSameAs(UserPostProcessor.postProcessor));
+	}
+
+	@Test
+	void nonBooleanEnabledFailsStartupInsteadOfTurningLocksOff() {
+		runner.withUserConfiguration(RedisConfig.class, MongoConfig.class)
+			.withPropertyValues("distributed-lock.enabled=notaboolean")
+			.run(context -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("Failed to bind properties under 'distributed-lock.enabled'"));
+	}
+
+	@Test
+	void fallbackWarnsOnceThatLocksAreJvmLocal(CapturedOutput output) {
+		runner.run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			template.execute("warned", handle -> null);
+			template.execute("warned", handle -> null);
+		});
+		assertThat(output.getOut().lines().filter(line -> line.contains("WARN"))).singleElement()
+			.asString()
+			.contains(DistributedLockAutoConfiguration.class.getName())
+			.contains("locks are JVM-local and do not exclude other instances");
+	}
+
+	@Test
+	void explicitInMemoryDoesNotWarn(CapturedOutput output) {
+		runner.withPropertyValues("distributed-lock.provider=in-memory")
+			.run(context -> assertThat(context).hasSingleBean(InMemoryLockProvider.class));
+		assertThat(output.getOut().lines().filter(line -> line.contains("WARN"))).isEmpty();
+	}
+
+	@Test
 	void disabledConfiguresNothing() {
 		runner.withUserConfiguration(RedisConfig.class)
 			.withPropertyValues("distributed-lock.enabled=false")
@@ -190,6 +240,17 @@ class DistributedLockAutoConfigurationTests {
 			distributed-lock.on-failure=retry            | distributed-lock.on-failure
 			distributed-lock.key-prefix=a\tb             | distributed-lock.key-prefix
 			distributed-lock.owner=\t                    | distributed-lock.owner
+			distributed-lock.enabled=notaboolean         | distributed-lock.enabled
+			distributed-lock.auto-renew=sometimes        | distributed-lock.auto-renew
+			distributed-lock.retries=three               | distributed-lock.retries
+			distributed-lock.backoff-multiplier=fast     | distributed-lock.backoff-multiplier
+			distributed-lock.backoff-multiplier=NaN      | distributed-lock.backoff-multiplier
+			distributed-lock.delay=soon                  | distributed-lock.delay
+			distributed-lock.max-delay=-1s               | distributed-lock.max-delay
+			distributed-lock.max-wait=forever            | distributed-lock.max-wait
+			distributed-lock.spel.bean-references=maybe  | distributed-lock.spel.bean-references
+			distributed-lock.aop.order=first             | distributed-lock.aop.order
+			distributed-lock.aop.before-existing-advisors=yes please | distributed-lock.aop.before-existing-advisors
 			""")
 	void badCorePropertyFailsNamingIt(String property, String name) {
 		runner.withPropertyValues(property.replace("\\t", "\t"))
@@ -199,6 +260,8 @@ class DistributedLockAutoConfigurationTests {
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', textBlock = """
 			distributed-lock.redis.namespace=\t          | distributed-lock.redis.namespace
+			distributed-lock.redis.pub-sub=often         | distributed-lock.redis.pub-sub
+			distributed-lock.enabled=notaboolean         | distributed-lock.enabled
 			""")
 	void badRedisPropertyFailsNamingIt(String property, String name) {
 		runner.withUserConfiguration(RedisConfig.class)
@@ -212,10 +275,14 @@ class DistributedLockAutoConfigurationTests {
 			distributed-lock.mongo.collection=bad$name   | distributed-lock.mongo.collection
 			distributed-lock.mongo.purge-interval=0s     | distributed-lock.mongo.purge-interval
 			distributed-lock.mongo.purge-grace=-1s       | distributed-lock.mongo.purge-grace
+			distributed-lock.mongo.purge-interval=hourly | distributed-lock.mongo.purge-interval
+			distributed-lock.mongo.create-indexes=always | distributed-lock.mongo.create-indexes
+			distributed-lock.mongo.collection=\t         | distributed-lock.mongo.collection
+			distributed-lock.enabled=notaboolean         | distributed-lock.enabled
 			""")
 	void badMongoPropertyFailsNamingIt(String property, String name) {
 		runner.withUserConfiguration(MongoConfig.class)
-			.withPropertyValues(property)
+			.withPropertyValues(property.replace("\\t", "\t"))
 			.run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(name));
 	}
 
@@ -253,6 +320,19 @@ class DistributedLockAutoConfigurationTests {
 		@Bean
 		LockTemplate userTemplate() {
 			return new LockTemplate(provider);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserPostProcessor {
+
+		static final DistributedLockBeanPostProcessor postProcessor = new DistributedLockBeanPostProcessor(
+				() -> new LockTemplate(new InMemoryLockProvider()), false);
+
+		@Bean
+		static DistributedLockBeanPostProcessor userLockPostProcessor() {
+			return postProcessor;
 		}
 
 	}

@@ -7,15 +7,21 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -98,6 +104,30 @@ class DistributedLockActuatorAutoConfigurationTests {
 	}
 
 	@Test
+	void metricsAndObservationsBackOffWithoutAnyMicrometerJarAndLockingStillWorks() {
+		// No registry beans either: without Micrometer an application could not declare one.
+		new ApplicationContextRunner().withUserConfiguration(ImportedByName.class)
+			.withPropertyValues("distributed-lock.provider=in-memory", "management.endpoints.web.exposure.include=locks")
+			.withClassLoader(withoutJars("io.micrometer"))
+			.run(context -> {
+				assertThat(context).hasNotFailed()
+					.hasSingleBean(LockTemplate.class)
+					.doesNotHaveBean(LockMetricsListener.class)
+					.doesNotHaveBean(LockObservationListener.class)
+					.hasSingleBean(LocksEndpoint.class)
+					.hasSingleBean(LocksHealthIndicator.class);
+				LockTemplate template = context.getBean(LockTemplate.class);
+				try (LockHandle handle = template.acquire("orders:1")) {
+					assertThat(template.tryAcquire("orders:1")).isEmpty();
+					assertThat(context.getBean(LocksEndpoint.class).locks(null, null, null).held())
+						.extracting(LocksDescriptor.HeldLock::key)
+						.containsExactly("orders:1");
+				}
+				assertThat(template.isLocked("orders:1")).isFalse();
+			});
+	}
+
+	@Test
 	void healthBacksOffWithoutHealthModule() {
 		withRegistries.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
 			.run(context -> assertThat(context).hasNotFailed()
@@ -142,6 +172,30 @@ class DistributedLockActuatorAutoConfigurationTests {
 	}
 
 	@Test
+	void userListenersAndEndpointReplaceTheDefaults() {
+		withRegistries.withUserConfiguration(UserOperations.class)
+			.run(context -> assertThat(context).hasNotFailed()
+				.hasSingleBean(LockMetricsListener.class)
+				.hasSingleBean(LockObservationListener.class)
+				.hasSingleBean(LocksEndpoint.class)
+				.hasBean("userMetrics")
+				.hasBean("userObservations")
+				.hasBean("userEndpoint")
+				.doesNotHaveBean("lockMetricsListener")
+				.doesNotHaveBean("lockObservationListener")
+				.doesNotHaveBean("locksEndpoint"));
+	}
+
+	@Test
+	void userEndpointWinsOverTheForceReleaseOne() {
+		withRegistries.withUserConfiguration(UserOperations.class)
+			.withPropertyValues("distributed-lock.actuator.force-release-enabled=true")
+			.run(context -> assertThat(context).hasSingleBean(LocksEndpoint.class)
+				.doesNotHaveBean(ForceReleaseLocksEndpoint.class)
+				.hasBean("userEndpoint"));
+	}
+
+	@Test
 	void metricsBackOffWithoutMeterRegistryClass() {
 		withRegistries.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
 			.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockMetricsListener.class));
@@ -162,6 +216,19 @@ class DistributedLockActuatorAutoConfigurationTests {
 				.hasMessageContaining("distributed-lock.actuator.health-timeout"));
 	}
 
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			distributed-lock.actuator.force-release-enabled=notaboolean | distributed-lock.actuator.force-release-enabled
+			distributed-lock.actuator.status-limit=many                 | distributed-lock.actuator.status-limit
+			distributed-lock.actuator.status-limit=-3                   | distributed-lock.actuator.status-limit
+			distributed-lock.actuator.health-timeout=soon               | distributed-lock.actuator.health-timeout
+			distributed-lock.actuator.health-timeout=-1s                | distributed-lock.actuator.health-timeout
+			""")
+	void eachBadActuatorPropertyFailsNamingIt(String property, String name) {
+		withRegistries.withPropertyValues(property)
+			.run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(name));
+	}
+
 	/**
 	 * Hides classes and class files of the packages, as if their jars were absent: hiding classes only would leave
 	 * annotations readable from their bytes, which no real classpath does.
@@ -170,6 +237,26 @@ class DistributedLockActuatorAutoConfigurationTests {
 		Predicate<String> hidden = name -> Arrays.stream(packages)
 			.anyMatch(pkg -> name.startsWith(pkg) || name.startsWith(pkg.replace('.', '/')));
 		return new FilteredClassLoader(hidden);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserOperations {
+
+		@Bean
+		LockMetricsListener userMetrics(MeterRegistry registry, ObjectProvider<LockTemplate> template) {
+			return new LockMetricsListener(registry, template::getObject, key -> "all");
+		}
+
+		@Bean
+		LockObservationListener userObservations(ObservationRegistry registry, ObjectProvider<LockTemplate> template) {
+			return new LockObservationListener(registry, template::getObject, key -> "all", null);
+		}
+
+		@Bean
+		LocksEndpoint userEndpoint(LockTemplate template) {
+			return new LocksEndpoint(template, 5);
+		}
+
 	}
 
 	@ImportAutoConfiguration({ DistributedLockAutoConfiguration.class, DistributedLockActuatorAutoConfiguration.class })
