@@ -16,7 +16,9 @@ import dev.distlock.core.FailureMode;
  * <p>Keys are SpEL expressions that see the parameters by name, as {@code #p0} / {@code #a0}, and {@code #root.method},
  * {@code #root.target} and {@code #root.args}. Literal keys need quotes: {@code key = "'nightly-report'"}. The
  * {@code ...String} attributes accept {@code ${...}} placeholders and durations such as {@code 500ms}, {@code 10s} or
- * {@code PT1M}. Sync methods hold the lock for the call; {@code CompletableFuture}/{@code CompletionStage},
+ * {@code PT1M}. Two attributes have surprising types: {@link #autoRenew()} is a String, so that it takes placeholders
+ * (write {@code autoRenew = "true"}), and {@link #onFailure()} is an array, so that "unset" can be told apart (write
+ * {@code onFailure = FailureMode.SKIP}). Sync methods hold the lock for the call; {@code CompletableFuture}/{@code CompletionStage},
  * {@code Mono} and {@code Flux} methods hold it until completion, error or cancel.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
@@ -96,15 +98,19 @@ public @interface DistributedLock {
 	String maxWaitString() default "";
 
 	/**
-	 * Whether a watchdog renews the lease while the method runs: {@code "true"}, {@code "false"} or a placeholder;
-	 * empty means unset.
+	 * Whether a watchdog renews the lease every third of it while the method runs. <b>A String, not a boolean</b>, so
+	 * that it takes a placeholder and can be left unset: write {@code autoRenew = "true"}, {@code autoRenew = "false"}
+	 * or {@code autoRenew = "${orders.lock.renew:true}"}. Empty (the default) means unset, so
+	 * {@code distributed-lock.auto-renew} decides; any other text fails startup naming the method.
 	 */
 	String autoRenew() default "";
 
 	/**
 	 * What to do when the lock cannot be had: {@link FailureMode#THROW} or {@link FailureMode#SKIP} (the method does
-	 * not run and returns null, an empty {@code Optional}, {@code Mono} or {@code Flux}, or a future of null). Empty
-	 * means unset; give one value, such as {@code onFailure = FailureMode.SKIP}.
+	 * not run and returns null, an empty {@code Optional}, {@code Mono} or {@code Flux}, or a future of null).
+	 * <b>An array only so that "unset" can be told apart</b>: write a single value, {@code onFailure = FailureMode.SKIP},
+	 * as Java allows for arrays. Empty (the default) means unset, so {@code distributed-lock.on-failure} decides; two or
+	 * more values fail startup naming the method.
 	 */
 	FailureMode[] onFailure() default {};
 

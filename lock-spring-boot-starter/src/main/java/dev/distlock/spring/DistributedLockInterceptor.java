@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.expression.BeanResolver;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -42,8 +43,16 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	 */
 	public DistributedLockInterceptor(Supplier<LockTemplate> template, @Nullable StringValueResolver valueResolver,
 			@Nullable BeanResolver beanResolver) {
+		this(template, valueResolver, beanResolver, new SpelExpressionParser());
+	}
+
+	/**
+	 * An interceptor parsing key expressions with the given parser, so a test can count the parses.
+	 */
+	DistributedLockInterceptor(Supplier<LockTemplate> template, @Nullable StringValueResolver valueResolver,
+			@Nullable BeanResolver beanResolver, SpelExpressionParser parser) {
 		this.template = SingletonSupplier.of(template);
-		this.factory = new LockDefinitionFactory(valueResolver, beanResolver);
+		this.factory = new LockDefinitionFactory(parser, valueResolver, beanResolver);
 	}
 
 	@Override

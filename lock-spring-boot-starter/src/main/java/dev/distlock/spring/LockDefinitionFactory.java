@@ -9,6 +9,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.expression.BeanResolver;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -22,11 +23,15 @@ import dev.distlock.core.LockOptions;
  */
 final class LockDefinitionFactory {
 
+	private final SpelExpressionParser parser;
+
 	private final @Nullable StringValueResolver valueResolver;
 
 	private final @Nullable BeanResolver beanResolver;
 
-	LockDefinitionFactory(@Nullable StringValueResolver valueResolver, @Nullable BeanResolver beanResolver) {
+	LockDefinitionFactory(SpelExpressionParser parser, @Nullable StringValueResolver valueResolver,
+			@Nullable BeanResolver beanResolver) {
+		this.parser = parser;
 		this.valueResolver = valueResolver;
 		this.beanResolver = beanResolver;
 	}
@@ -42,7 +47,7 @@ final class LockDefinitionFactory {
 		boolean group = lock.keys().length > 0;
 		List<String> sources = group ? Arrays.asList(lock.keys())
 				: StringUtils.hasText(lock.key()) ? List.of(lock.key()) : List.of();
-		LockKeyExpressions keys = LockKeyExpressions.parse(method, targetClass, sources, beanResolver);
+		LockKeyExpressions keys = LockKeyExpressions.parse(parser, method, targetClass, sources, beanResolver);
 		LockOptions options = options(method, lock, defaults);
 		LockDefinition.Kind kind = LockDefinition.kindOf(method.getReturnType());
 		if (options.onFailure() == FailureMode.SKIP && method.getReturnType().isPrimitive()

@@ -38,8 +38,6 @@ import dev.distlock.core.LockKeys;
  */
 final class LockKeyExpressions {
 
-	private static final SpelExpressionParser parser = new SpelExpressionParser();
-
 	private static final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
 	private final Method method;
@@ -63,11 +61,12 @@ final class LockKeyExpressions {
 
 	/**
 	 * Parses and checks the sources; none means the literal key {@code ClassName.methodName}.
+	 * @param parser a SpEL parser
 	 * @param beanResolver resolves {@code @bean} references, or null when they are disabled
 	 * @throws LockAnnotationException naming the method if an expression does not parse or reaches what it may not
 	 */
-	static LockKeyExpressions parse(Method method, Class<?> targetClass, List<String> sources,
-			@Nullable BeanResolver beanResolver) {
+	static LockKeyExpressions parse(SpelExpressionParser parser, Method method, Class<?> targetClass,
+			List<String> sources, @Nullable BeanResolver beanResolver) {
 		String[] names = parameterNames.getParameterNames(method);
 		if (sources.isEmpty()) {
 			return new LockKeyExpressions(method, Methods.defaultKey(method, targetClass), List.of(), names, null);

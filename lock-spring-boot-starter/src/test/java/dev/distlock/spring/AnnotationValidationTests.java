@@ -1,13 +1,19 @@
 package dev.distlock.spring;
 
+import java.lang.reflect.Method;
+import java.util.Map;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.PropertyPlaceholderHelper;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.core.FailureMode;
+import dev.distlock.core.LockOptions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -67,6 +73,44 @@ class AnnotationValidationTests {
 	@Test
 	void maxConcurrentWithoutSharedFailsStartup() {
 		assertFailure(ExclusiveLimit.class, "ExclusiveLimit.run()", "shared");
+	}
+
+	@Test
+	void autoRenewTakesTrueFalseOrAPlaceholderAsText() throws Exception {
+		assertThat(definition("renewed", "true").options().autoRenew()).isTrue();
+		assertThat(definition("notRenewed", "true").options().autoRenew()).isFalse();
+		assertThat(definition("byPlaceholder", "true").options().autoRenew()).isTrue();
+		assertThat(definition("byPlaceholder", "false").options().autoRenew()).isFalse();
+		assertThat(definition("unset", "true").options().autoRenew()).isEqualTo(LockOptions.defaults().autoRenew());
+	}
+
+	@Test
+	void autoRenewThatIsNotABooleanFailsStartupNamingTheMethodAndAttribute() {
+		assertFailure(BadAutoRenew.class, "BadAutoRenew.run()", "autoRenew 'sometimes'");
+	}
+
+	@Test
+	void onFailureTakesOneValueAndUnsetFallsBackToTheDefault() throws Exception {
+		assertThat(definition("skipping", "true").options().onFailure()).isEqualTo(FailureMode.SKIP);
+		LockOptions skipByDefault = LockOptions.builder().onFailure(FailureMode.SKIP).build();
+		assertThat(definition(Renewals.class.getMethod("unset"), skipByDefault).options().onFailure())
+			.isEqualTo(FailureMode.SKIP);
+		assertFailure(TwoFailureModes.class, "TwoFailureModes.run()", "onFailure takes one value");
+	}
+
+	private static LockDefinition definition(String method, String renew) throws Exception {
+		return definition(Renewals.class.getMethod(method), LockOptions.defaults(), renew);
+	}
+
+	private static LockDefinition definition(Method method, LockOptions defaults) {
+		return definition(method, defaults, "true");
+	}
+
+	private static LockDefinition definition(Method method, LockOptions defaults, String renew) {
+		PropertyPlaceholderHelper placeholders = new PropertyPlaceholderHelper("${", "}", ":", null, true);
+		LockDefinitionFactory factory = new LockDefinitionFactory(new SpelExpressionParser(),
+				text -> placeholders.replacePlaceholders(text, Map.of("renew", renew)::get), null);
+		return factory.create(method, Renewals.class, method.getAnnotation(DistributedLock.class), defaults);
 	}
 
 	private void assertFailure(Class<?> bean, String method, String detail) {
@@ -166,6 +210,47 @@ class AnnotationValidationTests {
 		@DistributedLock(onFailure = FailureMode.SKIP)
 		public int run() {
 			return 1;
+		}
+
+	}
+
+	/** The ways to write autoRenew and onFailure. */
+	static class Renewals {
+
+		@DistributedLock(autoRenew = "true")
+		public void renewed() {
+		}
+
+		@DistributedLock(autoRenew = "false")
+		public void notRenewed() {
+		}
+
+		@DistributedLock(autoRenew = "${renew}")
+		public void byPlaceholder() {
+		}
+
+		@DistributedLock
+		public void unset() {
+		}
+
+		@DistributedLock(onFailure = FailureMode.SKIP)
+		public void skipping() {
+		}
+
+	}
+
+	static class BadAutoRenew {
+
+		@DistributedLock(autoRenew = "sometimes")
+		public void run() {
+		}
+
+	}
+
+	static class TwoFailureModes {
+
+		@DistributedLock(onFailure = { FailureMode.SKIP, FailureMode.THROW })
+		public void run() {
 		}
 
 	}

@@ -99,6 +99,11 @@ class DistributedLockInterceptorTests {
 	}
 
 	@Test
+	void keyExpressionsSeeRootMethodTargetAndArgs() {
+		run(context -> assertThat(context.getBean(Keys.class).rooted("a-1", 2)).isEqualTo("rooted:eu:a-1:2"));
+	}
+
+	@Test
 	void nullBlankOrOverlongKeyNeverRunsTheBody() {
 		run(context -> {
 			Keys keys = context.getBean(Keys.class);

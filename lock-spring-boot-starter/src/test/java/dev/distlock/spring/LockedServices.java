@@ -64,6 +64,17 @@ final class LockedServices {
 			return LockContext.current().key();
 		}
 
+		/** Read by key expressions as {@code #root.target.region}. */
+		public String getRegion() {
+			return "eu";
+		}
+
+		@DistributedLock(key = "#root.method.name + ':' + #root.target.region + ':' + #root.args[0] + ':'"
+				+ " + #root.args.length")
+		public String rooted(String id, int count) {
+			return LockContext.current().key();
+		}
+
 		@DistributedLock(key = "#id")
 		public void byId(@Nullable String id) {
 			bodies.incrementAndGet();
