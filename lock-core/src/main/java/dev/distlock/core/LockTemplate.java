@@ -237,10 +237,14 @@ public final class LockTemplate implements AutoCloseable {
 	private Optional<LockHandle> tryAcquire(String key, LockOptions options, boolean skip) {
 		String fullKey = fullKey(key);
 		LockRequest request = request(fullKey, OwnerTokens.next(), options);
+		ReleaseNotifier notifier = notifier();
+		// The watch is opened for this request, so a provider can queue it for a direct hand-off.
+		ReleaseNotifier watcher = notifier != null ? ignoredKey -> notifier.watch(request) : null;
 		WaitLoop.Outcome<LockHandle> outcome = reportingStoreErrors(fullKey, options,
-				() -> WaitLoop.run(fullKey, options, notifier(), nanoClock,
+				() -> WaitLoop.run(fullKey, options, watcher, nanoClock,
 						(attempt, loop) -> guard(fullKey, () -> provider.tryAcquire(request))
-							.<LockHandle>map(lease -> handles.register(lease, options, null, attempt, loop))
+							.<LockHandle>map(lease -> handles.register(lease, options, null,
+									Math.min(attempt, lease.leaseStartNanos(attempt)), loop))
 							.orElse(null)));
 		return finish(fullKey, options, outcome, skip);
 	}

@@ -16,6 +16,9 @@ import dev.distlock.core.InvalidLockKeyException;
  * tokens scored by expiry in server milliseconds (shared)</li>
  * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n} and the last first-holder's
  * {@code owner}, {@code host}, {@code at} and {@code mode}; never expires, never deleted</li>
+ * <li>{@code <namespace>:{<key>}:queue} and {@code <namespace>:{<key>}:waiters}: the FIFO of waiting owner tokens
+ * (a sorted set by arrival) and their entries (a hash: deadline, attempt, lease, owner, host); they exist only while
+ * someone waits, and expire with their last entry</li>
  * <li>{@code <namespace>:{<key>}:released}: the pub/sub channel a release publishes on</li>
  * </ul>
  */
@@ -42,6 +45,14 @@ final class RedisKeys {
 
 	String fence(String key) {
 		return lock(key) + ":fence";
+	}
+
+	String queue(String key) {
+		return lock(key) + ":queue";
+	}
+
+	String waiters(String key) {
+		return lock(key) + ":waiters";
 	}
 
 	String channel(String key) {

@@ -19,12 +19,24 @@ final class RedisLease implements Lease {
 
 	private final boolean shared;
 
+	private final long leaseStartNanos;
+
 	RedisLease(RedisLockProvider provider, String key, String token, long fencingToken, boolean shared) {
+		this(provider, key, token, fencingToken, shared, Long.MAX_VALUE);
+	}
+
+	/**
+	 * A lease that may have started before the attempt that returned it: a hand-off to a queued waiter.
+	 * @param leaseStartNanos when the queued attempt the hand-off served was sent
+	 */
+	RedisLease(RedisLockProvider provider, String key, String token, long fencingToken, boolean shared,
+			long leaseStartNanos) {
 		this.provider = provider;
 		this.key = key;
 		this.token = token;
 		this.fencingToken = fencingToken;
 		this.shared = shared;
+		this.leaseStartNanos = leaseStartNanos;
 	}
 
 	@Override
@@ -40,6 +52,11 @@ final class RedisLease implements Lease {
 	@Override
 	public long fencingToken() {
 		return fencingToken;
+	}
+
+	@Override
+	public long leaseStartNanos(long attemptNanos) {
+		return Math.min(attemptNanos, leaseStartNanos);
 	}
 
 	@Override

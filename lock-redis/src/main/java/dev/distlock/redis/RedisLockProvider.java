@@ -42,6 +42,15 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 
 	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
+	/**
+	 * How long a waiter's queue entry stays valid without a fresh attempt. Longer than usual retry delays, so a live
+	 * waiter keeps its place; short, so a waiter that died stops being handed locks soon (a lock handed to a dead
+	 * waiter is held until its lease ends, as a dead holder's is).
+	 */
+	static final Duration QUEUE_STAY = Duration.ofSeconds(2);
+
+	private static final String QUEUE_STAY_MILLIS = String.valueOf(QUEUE_STAY.toMillis());
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisLockSettings settings;
@@ -98,14 +107,29 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 			return tryAcquireAll(List.of(request)).map(leases -> leases.get(0));
 		}
 		String key = request.key();
-		List<?> result = call(key, "acquire", () -> scripts.run(RedisScripts.ACQUIRE,
-				List.of(keys.lock(key), keys.fence(key)), List.of(request.token(), millis(request.lease()),
-						request.owner().owner(), request.owner().host())));
-		if (number(result, 0) == 1) {
-			return Optional.of(new RedisLease(this, key, request.token(), number(result, 1), false));
+		HandOff handOff = signals.handOff(request.token());
+		if (handOff != null) {
+			HandOff.Grant grant = handOff.take();
+			if (grant != null) { // a release handed us the lock: no round trip
+				return Optional.of(new RedisLease(this, key, request.token(), grant.fencingToken(), false,
+						grant.leaseStartNanos()));
+			}
 		}
-		signals.hint(key, number(result, 1));
-		return Optional.empty();
+		String stay = handOff != null ? QUEUE_STAY_MILLIS : "0";
+		String attempt = handOff != null ? String.valueOf(handOff.queuedAttempt(System.nanoTime())) : "0";
+		List<?> result = call(key, "acquire", () -> scripts.run(RedisScripts.ACQUIRE,
+				List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
+				List.of(request.token(), millis(request.lease()), request.owner().owner(), request.owner().host(), stay,
+						attempt)));
+		long outcome = number(result, 0);
+		if (outcome == 0) {
+			signals.hint(key, number(result, 1));
+			return Optional.empty();
+		}
+		// 1: taken now; 2: handed to us by a release whose message has not arrived, so count from the first queuing.
+		long leaseStart = handOff != null ? handOff.acquiredByReply() : Long.MAX_VALUE;
+		return Optional.of(new RedisLease(this, key, request.token(), number(result, 1), false,
+				outcome == 2 ? leaseStart : Long.MAX_VALUE));
 	}
 
 	/**
@@ -175,6 +199,19 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	}
 
 	/**
+	 * Watches for one exclusive acquisition that joins the key's FIFO waiter queue, so a release hands it the lock
+	 * directly; shared requests, and providers without pub/sub, just watch the key.
+	 */
+	@Override
+	public Watch watch(LockRequest request) {
+		if (request.shared() || !signals.handsOff()) {
+			return signals.watch(request.key());
+		}
+		HandOff handOff = new HandOff(request.token());
+		return signals.watch(request.key(), handOff, () -> cancelWait(request.key(), request.token()));
+	}
+
+	/**
 	 * Sends PING and returns the round-trip time, for health checks.
 	 * @throws LockStoreException when Redis cannot be reached or answers with an error
 	 */
@@ -203,9 +240,27 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 
 	boolean release(String key, String token, boolean shared) {
 		String channel = settings.pubSub() ? keys.channel(key) : "";
-		Long released = call(key, "release", () -> scripts.run(
-				shared ? RedisScripts.RELEASE_SHARED : RedisScripts.RELEASE, List.of(keys.lock(key)), List.of(token, channel)));
+		Long released = call(key, "release", () -> shared
+				? scripts.run(RedisScripts.RELEASE_SHARED, List.of(keys.lock(key)), List.of(token, channel))
+				: scripts.run(RedisScripts.RELEASE,
+						List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
+						List.of(token, channel, "0")));
 		return released != null && released == 1;
+	}
+
+	/**
+	 * A queued waiter gives up: withdraw its entry and pass on a lock handed to it that it never took. Best effort: if
+	 * Redis cannot be reached, the entry stops counting after {@link #QUEUE_STAY}.
+	 */
+	private void cancelWait(String key, String token) {
+		try {
+			scripts.run(RedisScripts.RELEASE,
+					List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
+					List.of(token, keys.channel(key), "1"));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not withdraw a waiter of lock '" + key + "': " + ex.getMessage());
+		}
 	}
 
 	boolean extend(String key, String token, Duration lease, boolean shared) {

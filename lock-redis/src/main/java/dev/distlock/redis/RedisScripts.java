@@ -16,13 +16,16 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class RedisScripts {
 
-	/** SET NX PX + fencing token max(counter + 1, server TIME in us) + holder details; {1, fence} or {0, PTTL}. */
+	/**
+	 * SET NX PX + fencing token max(counter + 1, server TIME in us) + holder details; a waiting caller joins the FIFO
+	 * waiter queue; {1, fence}, {2, fence} (already handed over) or {0, PTTL}.
+	 */
 	static final LuaScript<List<?>> ACQUIRE = load("acquire.lua", List.class);
 
 	/** All-or-nothing shared/exclusive acquire of one or more same-slot locks; {1, fences...} or {0, PTTL}. */
 	static final LuaScript<List<?>> ACQUIRE_ALL = load("acquire-all.lua", List.class);
 
-	/** Compare-and-delete of an exclusive lock, publishing the release; 1 or 0. */
+	/** Compare-and-delete of an exclusive lock, or a hand-off to the oldest live waiter; also a waiter's cancel; 1/0. */
 	static final LuaScript<Long> RELEASE = load("release.lua", Long.class);
 
 	/** Compare-and-pexpire of an exclusive lock; 1 or 0. */

@@ -50,6 +50,9 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	/** Lock key to channel, for expiry hints; same lifetime as the entries of {@link #channels}. */
 	private final Map<String, Channel> byKey = new HashMap<>();
 
+	/** Watches of queued acquisitions, by owner token, so a grant wakes only its own waiter. */
+	private final Map<String, Signal> handOffs = new ConcurrentHashMap<>();
+
 	private @Nullable StatefulRedisPubSubConnection<String, String> connection;
 
 	private @Nullable ScheduledFuture<?> sweeper;
@@ -65,6 +68,29 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 
 	@Override
 	public Watch watch(String key) {
+		return watch(key, null, null);
+	}
+
+	/**
+	 * Whether releases can hand locks to queued waiters: only when grants can reach them over pub/sub.
+	 */
+	boolean handsOff() {
+		return connector != null;
+	}
+
+	/**
+	 * The queue place of a watching acquisition, or null when the token is not waiting here.
+	 */
+	@Nullable HandOff handOff(String token) {
+		Signal signal = handOffs.get(token);
+		return signal != null ? signal.handOff : null;
+	}
+
+	/**
+	 * Watches the key for one acquisition that joins the key's waiter queue: a grant naming its token wakes it alone.
+	 * Closing the watch runs {@code cancel} when the acquisition queued but did not take the lock.
+	 */
+	Watch watch(String key, @Nullable HandOff handOff, @Nullable Runnable cancel) {
 		String name = keys.channel(key);
 		Channel channel;
 		RedisFuture<Void> subscribed = null;
@@ -95,8 +121,11 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 			channel.references++;
 			subscribed = channel.subscribed;
 		}
-		Signal signal = new Signal(channel);
+		Signal signal = new Signal(channel, handOff, cancel);
 		channel.signals.add(signal);
+		if (handOff != null) {
+			handOffs.put(handOff.token(), signal);
+		}
 		if (subscribed != null) {
 			awaitSubscribed(key, subscribed, signal);
 		}
@@ -161,6 +190,7 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 			channels.values().forEach(channel -> channel.signals.forEach(signal -> signal.permits.release()));
 			channels.clear();
 			byKey.clear();
+			handOffs.clear();
 		}
 		if (open != null) {
 			open.closeAsync();
@@ -173,6 +203,10 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 			opened.addListener(new RedisPubSubAdapter<>() {
 				@Override
 				public void message(String channelName, String message) {
+					if (message.startsWith("g ")) {
+						granted(message);
+						return;
+					}
 					Channel channel = channels.get(channelName);
 					if (channel != null) {
 						channel.signals.forEach(signal -> signal.permits.release());
@@ -186,6 +220,23 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 			logger.debug("Opened the release-signal subscription connection");
 		}
 		return connection;
+	}
+
+	/**
+	 * A release handed the lock to a queued waiter: {@code g <token> <fencing token> <attempt>}. Only that waiter wakes;
+	 * a grant for another client's waiter is none of ours, and nobody else could take the lock now anyway.
+	 */
+	private void granted(String message) {
+		String[] parts = message.split(" ");
+		if (parts.length != 4) {
+			logger.warn("Ignoring a malformed hand-off message on a release channel");
+			return;
+		}
+		Signal signal = handOffs.get(parts[1]);
+		if (signal != null && signal.handOff != null
+				&& signal.handOff.granted(Long.parseLong(parts[2]), Integer.parseInt(parts[3]))) {
+			signal.permits.release();
+		}
 	}
 
 	private void awaitSubscribed(String key, RedisFuture<Void> subscribed, Signal signal) {
@@ -273,10 +324,16 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 
 		private final Semaphore permits = new Semaphore(0);
 
+		private final @Nullable HandOff handOff;
+
+		private final @Nullable Runnable cancel;
+
 		private boolean closed;
 
-		Signal(Channel channel) {
+		Signal(Channel channel, @Nullable HandOff handOff, @Nullable Runnable cancel) {
 			this.channel = channel;
+			this.handOff = handOff;
+			this.cancel = cancel;
 		}
 
 		@Override
@@ -293,10 +350,18 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 
 		@Override
 		public synchronized void close() {
-			if (!closed) {
-				closed = true;
-				unwatch(this);
+			if (closed) {
+				return;
 			}
+			closed = true;
+			if (handOff != null) {
+				// Unregister first: a grant arriving from now on is left to the cancel script, which passes it on.
+				handOffs.remove(handOff.token(), this);
+				if (cancel != null && handOff.needsCancel()) {
+					cancel.run();
+				}
+			}
+			unwatch(this);
 		}
 
 	}

@@ -1,13 +1,49 @@
--- Exclusive release: compare-and-delete. Guarantees: the lock is deleted only while it holds this owner token, so a
--- stale holder never frees the next holder's lock; waiters are told on the release channel in the same step.
--- KEYS[1] lock key; ARGV[1] owner token, ARGV[2] release channel or '' when pub/sub is off
--- Returns 1 if released, 0 if the token no longer held the lock.
+-- Exclusive release: compare-and-delete, or a direct hand-off. Guarantees: the lock changes only while it holds this
+-- owner token, so a stale holder never frees or passes on the next holder's lock. When waiters are queued (see
+-- acquire.lua), the lock passes in the same atomic step to the oldest waiter whose entry is still valid by the
+-- server's clock: the lock key takes that waiter's token and lease, the fencing counter and holder details move on
+-- exactly as in acquire.lua, and the grant is published as 'g <token> <fencing token> <attempt>', so only that
+-- waiter wakes, already holding the lock. With nobody queued the lock is deleted and '1' wakes any pollers.
+-- With ARGV[3] = '1' the caller is a waiter giving up: its queue entry goes first, and a hand-off it has not taken
+-- is released (passed on) here, so an abandoned grant never sits out its lease.
+-- KEYS[1] lock key, KEYS[2] fence hash, KEYS[3] waiter queue, KEYS[4] waiter entries
+-- ARGV[1] owner token, ARGV[2] release channel or '' when pub/sub is off (then nobody queues), ARGV[3] '1' to cancel
+-- a wait, else '0'
+-- Returns 1 if the lock was released or passed on, 0 if the token did not hold it.
+if ARGV[3] == '1' then
+	redis.call('ZREM', KEYS[3], ARGV[1])
+	redis.call('HDEL', KEYS[4], ARGV[1])
+end
 -- pcall: after a takeover the key may be a shared-holder set, where GET answers WRONGTYPE; that is "not ours".
-if redis.pcall('GET', KEYS[1]) == ARGV[1] then
+if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
+	return 0
+end
+if ARGV[2] == '' then
 	redis.call('DEL', KEYS[1])
-	if ARGV[2] ~= '' then
-		redis.call('PUBLISH', ARGV[2], '1')
-	end
 	return 1
 end
-return 0
+local t
+while true do
+	local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+	if not head then
+		break
+	end
+	redis.call('ZREM', KEYS[3], head)
+	local entry = redis.call('HGET', KEYS[4], head)
+	redis.call('HDEL', KEYS[4], head)
+	if entry then
+		local waiter = cjson.decode(entry)
+		t = t or redis.call('TIME')
+		if tonumber(waiter[1]) > t[1] * 1000 + math.floor(t[2] / 1000) then
+			redis.call('SET', KEYS[1], head, 'PX', waiter[3])
+			local fence = math.max(tonumber(redis.call('HGET', KEYS[2], 'n') or '0') + 1, t[1] * 1000000 + t[2])
+			redis.call('HSET', KEYS[2], 'n', string.format('%.0f', fence), 'owner', waiter[4], 'host', waiter[5],
+				'at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)), 'mode', 'x')
+			redis.call('PUBLISH', ARGV[2], 'g ' .. head .. ' ' .. string.format('%.0f', fence) .. ' ' .. waiter[2])
+			return 1
+		end
+	end
+end
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[2], '1')
+return 1

@@ -24,6 +24,16 @@ public interface Lease {
 	long fencingToken();
 
 	/**
+	 * The {@link System#nanoTime()} from which this JVM may count the lease: the store started it no earlier. The
+	 * default is when the attempt that returned the lease was sent. A provider that hands a released lock straight to a
+	 * queued waiter returns when that waiter's queued attempt was sent, which can be earlier.
+	 * @param attemptNanos when the attempt that returned this lease was sent
+	 */
+	default long leaseStartNanos(long attemptNanos) {
+		return attemptNanos;
+	}
+
+	/**
 	 * Sets the remaining lease to {@code lease} from now, if this token still holds the lock.
 	 * @return false when the lock is no longer held under this token
 	 */

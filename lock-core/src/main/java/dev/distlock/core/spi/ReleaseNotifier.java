@@ -15,6 +15,15 @@ public interface ReleaseNotifier {
 	Watch watch(String key);
 
 	/**
+	 * Starts watching on behalf of one acquisition that will retry. A provider that can hand a released lock straight
+	 * to a waiting request (a queue of waiters in the store) overrides this; closing the watch then also withdraws the
+	 * request from that queue. The default watches the key.
+	 */
+	default Watch watch(LockRequest request) {
+		return watch(request.key());
+	}
+
+	/**
 	 * A registration for release signals on one key.
 	 */
 	interface Watch extends AutoCloseable {
