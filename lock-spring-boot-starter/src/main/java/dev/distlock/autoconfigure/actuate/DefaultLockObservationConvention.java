@@ -5,9 +5,9 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 
 /**
- * Names the observation of a held lock {@code distlock.lock}. Provider, mode and key prefix are low-cardinality
- * (metrics and spans); the full key and the fencing token are high-cardinality (spans only). Extend it, or declare an
- * {@code ObservationConvention<LockObservationContext>} bean, to change them.
+ * Names the observation of a held lock {@code distlock.lock}. Provider, mode, key prefix and method are
+ * low-cardinality (metrics and spans); the full key and the fencing token are high-cardinality (spans only). Extend
+ * it, or declare an {@code ObservationConvention<LockObservationContext>} bean, to change them.
  */
 public class DefaultLockObservationConvention implements ObservationConvention<LockObservationContext> {
 
@@ -21,13 +21,14 @@ public class DefaultLockObservationConvention implements ObservationConvention<L
 
 	@Override
 	public String getContextualName(LockObservationContext context) {
-		return "lock " + context.getKeyPrefix();
+		return "lock " + (LockKeyTag.NONE.equals(context.getMethod()) ? context.getKeyPrefix() : context.getMethod());
 	}
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
 		return KeyValues.of(LockTags.PROVIDER, context.getProvider(), LockTags.MODE,
-				LockTags.mode(context.getHandle().mode()), LockKeyTag.TAG, context.getKeyPrefix());
+				LockTags.mode(context.getHandle().mode()), LockKeyTag.TAG, context.getKeyPrefix(), LockTags.METHOD,
+				context.getMethod());
 	}
 
 	@Override

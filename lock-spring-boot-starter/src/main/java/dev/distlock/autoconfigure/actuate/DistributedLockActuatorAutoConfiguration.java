@@ -34,7 +34,7 @@ import dev.distlock.core.spi.LockProvider;
 public final class DistributedLockActuatorAutoConfiguration {
 
 	/**
-	 * Turns keys into the {@code key.prefix} tag: the part before the first {@code ':'}.
+	 * Turns template keys into the {@code key.prefix} tag: the part before the first {@code ':'}, else {@code none}.
 	 */
 	@Bean
 	@ConditionalOnMissingBean

@@ -20,14 +20,18 @@ import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
 
 /**
- * Records lock events as Micrometer meters, tagged with provider, mode and key prefix, never the raw key:
+ * Records lock events as Micrometer meters, tagged with provider, mode, key prefix and method, never the raw key:
  * {@code distlock.acquire} (timer of the wait, by outcome), {@code distlock.held} (long task timer of locks held now)
- * and the counters {@code distlock.lost}, {@code distlock.renewals} and {@code distlock.release.failures}.
+ * and the counters {@code distlock.acquire.errors}, {@code distlock.lost}, {@code distlock.renewals} and
+ * {@code distlock.release.failures}.
  */
 public final class LockMetricsListener implements LockListener {
 
-	/** Timer of the time spent acquiring, tagged with outcome acquired, failed, skipped or error. */
+	/** Timer of the time spent acquiring, tagged with outcome acquired, failed or skipped. */
 	public static final String ACQUIRE = "distlock.acquire";
+
+	/** Counter of acquires stopped because the store could not be asked. */
+	public static final String ACQUIRE_ERRORS = "distlock.acquire.errors";
 
 	/** Long task timer of the locks held now. */
 	public static final String HELD = "distlock.held";
@@ -45,8 +49,9 @@ public final class LockMetricsListener implements LockListener {
 
 	private final LockTags tags;
 
-	// Keyed by handle identity; each sample is stopped once, by whichever of release, failed release or loss comes first.
-	private final Map<LockHandle, LongTaskTimer.Sample> held = new ConcurrentHashMap<>();
+	// Keyed by handle identity; each entry is removed once, by whichever of release, failed release or loss comes
+	// first. It keeps the tags chosen on the acquiring thread for events heard later on other threads.
+	private final Map<LockHandle, Held> held = new ConcurrentHashMap<>();
 
 	/**
 	 * Records the events of the template into the registry.
@@ -60,40 +65,29 @@ public final class LockMetricsListener implements LockListener {
 
 	@Override
 	public void onAcquired(LockHandle handle) {
-		Tags common = tags(handle.key(), handle.mode());
-		Timer.builder(ACQUIRE)
-			.description("Time spent acquiring distributed locks")
-			.tags(common)
-			.tag(LockTags.OUTCOME, "acquired")
-			.register(registry)
-			.record(handle.waited());
+		Tags common = tags(tags.site(handle.key()), handle.mode());
+		acquireTimer(common, "acquired").record(handle.waited());
 		LongTaskTimer.Sample sample = LongTaskTimer.builder(HELD)
 			.description("Distributed locks held now, and for how long")
 			.tags(common)
 			.register(registry)
 			.start();
-		held.put(handle, sample);
+		held.put(handle, new Held(common, sample));
 	}
 
 	@Override
 	public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
-		Timer.builder(ACQUIRE)
-			.description("Time spent acquiring distributed locks")
-			.tags(tags(key, mode))
-			.tag(LockTags.OUTCOME, skipped ? "skipped" : "failed")
-			.register(registry)
-			.record(waited);
+		acquireTimer(tags(tags.site(key), mode), skipped ? "skipped" : "failed").record(waited);
 	}
 
 	@Override
 	public void onAcquireError(String key, LockMode mode, LockStoreException error) {
-		// The store could not be asked; the time spent is not known here, so the timer counts the event only.
-		Timer.builder(ACQUIRE)
-			.description("Time spent acquiring distributed locks")
-			.tags(tags(key, mode))
-			.tag(LockTags.OUTCOME, "error")
+		// Counted apart from the timer: the time spent is not known here, and a zero would drag its latencies down.
+		Counter.builder(ACQUIRE_ERRORS)
+			.description("Distributed lock acquires stopped because the store could not be asked")
+			.tags(tags(tags.site(key), mode))
 			.register(registry)
-			.record(Duration.ZERO);
+			.increment();
 	}
 
 	@Override
@@ -103,19 +97,18 @@ public final class LockMetricsListener implements LockListener {
 
 	@Override
 	public void onReleaseFailed(LockHandle handle, DistributedLockException error) {
-		stopHeld(handle);
-		count(RELEASE_FAILURES, "Distributed lock releases that failed", handle);
+		count(RELEASE_FAILURES, "Distributed lock releases that failed", stopHeld(handle));
 	}
 
 	@Override
 	public void onRenewed(LockHandle handle) {
-		count(RENEWALS, "Distributed lock leases renewed by the watchdog", handle);
+		Held entry = held.get(handle);
+		count(RENEWALS, "Distributed lock leases renewed by the watchdog", entry != null ? entry.tags() : later(handle));
 	}
 
 	@Override
 	public void onLost(LockHandle handle, LockLostException cause) {
-		stopHeld(handle);
-		count(LOST, "Distributed locks found lost while held", handle);
+		count(LOST, "Distributed locks found lost while held", stopHeld(handle));
 	}
 
 	/**
@@ -125,21 +118,39 @@ public final class LockMetricsListener implements LockListener {
 		return held.size();
 	}
 
-	private void stopHeld(LockHandle handle) {
-		LongTaskTimer.Sample sample = held.remove(handle);
-		if (sample != null) {
-			sample.stop();
+	private Timer acquireTimer(Tags common, String outcome) {
+		return Timer.builder(ACQUIRE)
+			.description("Time spent acquiring distributed locks")
+			.tags(common)
+			.tag(LockTags.OUTCOME, outcome)
+			.register(registry);
+	}
+
+	// Stops the hold once and returns its tags.
+	private Tags stopHeld(LockHandle handle) {
+		Held entry = held.remove(handle);
+		if (entry == null) {
+			return later(handle);
 		}
+		entry.sample().stop();
+		return entry.tags();
 	}
 
-	private void count(String name, String description, LockHandle handle) {
-		Counter.builder(name).description(description).tags(tags(handle.key(), handle.mode())).register(registry)
-			.increment();
+	private void count(String name, String description, Tags tags) {
+		Counter.builder(name).description(description).tags(tags).register(registry).increment();
 	}
 
-	private Tags tags(String key, LockMode mode) {
+	// A handle this listener never saw acquired: only its key is known, not its method.
+	private Tags later(LockHandle handle) {
+		return tags(new LockTags.Site(tags.keyPrefix(handle.key()), LockKeyTag.NONE), handle.mode());
+	}
+
+	private Tags tags(LockTags.Site site, LockMode mode) {
 		return Tags.of(LockTags.PROVIDER, tags.provider(), LockTags.MODE, LockTags.mode(mode), LockKeyTag.TAG,
-				tags.keyPrefix(key));
+				site.keyPrefix(), LockTags.METHOD, site.method());
+	}
+
+	private record Held(Tags tags, LongTaskTimer.Sample sample) {
 	}
 
 }

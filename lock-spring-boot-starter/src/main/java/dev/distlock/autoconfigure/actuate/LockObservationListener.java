@@ -49,8 +49,9 @@ public final class LockObservationListener implements LockListener {
 
 	@Override
 	public void onAcquired(LockHandle handle) {
-		LockObservationContext context = new LockObservationContext(handle, tags.provider(),
-				tags.keyPrefix(handle.key()));
+		LockTags.Site site = tags.site(handle.key());
+		LockObservationContext context = new LockObservationContext(handle, tags.provider(), site.keyPrefix(),
+				site.method());
 		// Started on the acquiring thread, so the current observation (a request, a scheduled task) is its parent.
 		// No scope is opened: release may happen on another thread.
 		Observation observation = Observation

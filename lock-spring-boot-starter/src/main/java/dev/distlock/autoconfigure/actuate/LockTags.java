@@ -1,15 +1,19 @@
 package dev.distlock.autoconfigure.actuate;
 
+import java.lang.reflect.Method;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Supplier;
 
+import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.spring.LockContext;
 
 /**
- * The low-cardinality tag values shared by the meters and the observations: provider, mode and key prefix.
+ * The low-cardinality tag values shared by the meters and the observations: provider, mode, key prefix and method.
  */
 final class LockTags {
 
@@ -18,6 +22,8 @@ final class LockTags {
 	static final String MODE = "mode";
 
 	static final String OUTCOME = "outcome";
+
+	static final String METHOD = "method";
 
 	private final Supplier<LockTemplate> template;
 
@@ -47,6 +53,21 @@ final class LockTags {
 	}
 
 	/**
+	 * Where an acquire happening on this thread comes from: a {@code @DistributedLock} method, tagged by its name, or
+	 * a template call, tagged by its key's prefix. Only valid on the acquiring thread.
+	 * @param key a store key, or a failed group's label
+	 */
+	Site site(String key) {
+		Optional<Method> method = LockContext.acquiringMethod();
+		if (method.isPresent()) {
+			Method locked = method.get();
+			return new Site(LockKeyTag.NONE,
+					ClassUtils.getUserClass(locked.getDeclaringClass()).getSimpleName() + "." + locked.getName());
+		}
+		return new Site(keyPrefix(key), LockKeyTag.NONE);
+	}
+
+	/**
 	 * The key tag of a store key or of a failed group's label (its keys joined by commas, in key order, of which the
 	 * first stands for the group).
 	 */
@@ -59,6 +80,14 @@ final class LockTags {
 		}
 		String local = first.startsWith(prefix) ? first.substring(prefix.length()) : first;
 		return keyTag.valueOf(local);
+	}
+
+	/**
+	 * The {@code key.prefix} and {@code method} tags of one lock; one of them is {@link LockKeyTag#NONE}.
+	 * @param keyPrefix the key's prefix, for a template call
+	 * @param method {@code ClassName.methodName}, for a {@code @DistributedLock} method
+	 */
+	record Site(String keyPrefix, String method) {
 	}
 
 }

@@ -18,6 +18,7 @@ import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.spring.DistributedLock;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,10 +58,25 @@ class LockObservationTests {
 				.hasLowCardinalityKeyValue("provider", "in-memory")
 				.hasLowCardinalityKeyValue("mode", "exclusive")
 				.hasLowCardinalityKeyValue("key.prefix", "orders")
+				.hasLowCardinalityKeyValue("method", "none")
 				.hasHighCardinalityKeyValue("distlock.key", "app:orders:42")
 				.hasHighCardinalityKeyValue("distlock.fencing.token", Long.toString(token))
 				.doesNotHaveError();
 			assertThat(context.getBean(LockObservationListener.class).openObservations()).isZero();
+		});
+	}
+
+	@Test
+	void anAnnotatedLockIsObservedUnderItsMethodWithTheKeyOnlyAsHighCardinality() {
+		runner.withBean(Tickets.class).run(context -> {
+			context.getBean(Tickets.class).book("t-9");
+			assertThat(observations).hasObservationWithNameEqualTo("distlock.lock")
+				.that()
+				.hasBeenStopped()
+				.hasContextualNameEqualTo("lock Tickets.book")
+				.hasLowCardinalityKeyValue("key.prefix", "none")
+				.hasLowCardinalityKeyValue("method", "Tickets.book")
+				.hasHighCardinalityKeyValue("distlock.key", "app:t-9");
 		});
 	}
 
@@ -116,6 +132,15 @@ class LockObservationTests {
 				.that()
 				.hasParentObservationEqualTo(request);
 		});
+	}
+
+	/** A lock whose key is an argument. */
+	static class Tickets {
+
+		@DistributedLock(key = "#id")
+		public void book(String id) {
+		}
+
 	}
 
 }
