@@ -238,8 +238,7 @@ public final class LockTemplate implements AutoCloseable {
 		String fullKey = fullKey(key);
 		LockRequest request = request(fullKey, OwnerTokens.next(), options);
 		ReleaseNotifier notifier = notifier();
-		// The watch is opened for this request, so a provider can queue it for a direct hand-off.
-		ReleaseNotifier watcher = notifier != null ? ignoredKey -> notifier.watch(request) : null;
+		ReleaseNotifier watcher = notifier != null ? new RequestWatcher(notifier, request) : null;
 		WaitLoop.Outcome<LockHandle> outcome = reportingStoreErrors(fullKey, options,
 				() -> WaitLoop.run(fullKey, options, watcher, nanoClock,
 						(attempt, loop) -> guard(fullKey, () -> provider.tryAcquire(request))
@@ -318,6 +317,23 @@ public final class LockTemplate implements AutoCloseable {
 			throw new LockStoreException(key, "Lock store '" + provider.name() + "' failed" + (key != null
 					? " for '" + key + "'" : "") + ": " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * Opens watches on behalf of one request, so a provider can queue it for a direct hand-off.
+	 */
+	private record RequestWatcher(ReleaseNotifier notifier, LockRequest request) implements ReleaseNotifier {
+
+		@Override
+		public Watch watch(String key) {
+			return notifier.watch(request);
+		}
+
+		@Override
+		public boolean isWatchFree(String key) {
+			return notifier.isWatchFree(key);
+		}
+
 	}
 
 	/**

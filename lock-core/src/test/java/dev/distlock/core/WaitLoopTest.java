@@ -1,6 +1,8 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
@@ -11,10 +13,11 @@ import dev.distlock.core.spi.ReleaseNotifier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A provider whose release signals fail (Redis pub/sub refused, say) must not fail the acquire: the wait loop falls
- * back to plain backoff, keeps every retry, and does not try to watch again on each attempt.
+ * The wait loop's use of release signals. A provider whose signals fail (Redis pub/sub refused, say) must not fail the
+ * acquire: the loop falls back to plain backoff, keeps every retry, and does not try to watch again on each attempt.
+ * Where watching is free, it watches before the first attempt and owes no re-check after a refusal.
  */
-class WaitLoopFallbackTest {
+class WaitLoopTest {
 
 	@Test
 	void aNotifierThatCannotWatchFallsBackToPollingWithEveryRetry() {
@@ -47,6 +50,74 @@ class WaitLoopFallbackTest {
 
 		assertThat(outcome.value()).isNull();
 		assertThat(outcome.attempts()).isEqualTo(3);
+	}
+
+	@Test
+	void aFreeWatchOpensBeforeTheFirstAttemptAndSavesTheReCheck() {
+		List<String> calls = new ArrayList<>();
+		ReleaseNotifier free = new CountingNotifier(true, calls);
+		LockOptions options = LockOptions.builder().retries(2).delay(Duration.ofMillis(1)).build();
+
+		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, free, System::nanoTime, (attempt, loop) -> {
+			calls.add("attempt");
+			return null;
+		});
+
+		assertThat(outcome.attempts()).isEqualTo(3);
+		assertThat(calls).containsExactly("watch", "attempt", "attempt", "attempt", "close");
+	}
+
+	@Test
+	void aWatchThatIsNotFreeOpensAfterTheFirstRefusalAndReChecksAtOnce() {
+		List<String> calls = new ArrayList<>();
+		ReleaseNotifier notFree = new CountingNotifier(false, calls);
+		LockOptions options = LockOptions.builder().retries(2).delay(Duration.ofMillis(1)).build();
+
+		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, notFree, System::nanoTime, (attempt, loop) -> {
+			calls.add("attempt");
+			return null;
+		});
+
+		assertThat(outcome.attempts()).isEqualTo(4);
+		assertThat(calls).containsExactly("attempt", "watch", "attempt", "attempt", "attempt", "close");
+	}
+
+	@Test
+	void aCallerThatWillNotWaitNeverWatches() {
+		List<String> calls = new ArrayList<>();
+		ReleaseNotifier free = new CountingNotifier(true, calls);
+
+		WaitLoop.run("k", LockOptions.defaults(), free, System::nanoTime, (attempt, loop) -> {
+			calls.add("attempt");
+			return null;
+		});
+
+		assertThat(calls).containsExactly("attempt");
+	}
+
+	private record CountingNotifier(boolean free, List<String> calls) implements ReleaseNotifier {
+
+		@Override
+		public boolean isWatchFree(String key) {
+			return free;
+		}
+
+		@Override
+		public Watch watch(String key) {
+			calls.add("watch");
+			return new Watch() {
+				@Override
+				public boolean await(Duration max) {
+					return false;
+				}
+
+				@Override
+				public void close() {
+					calls.add("close");
+				}
+			};
+		}
+
 	}
 
 }

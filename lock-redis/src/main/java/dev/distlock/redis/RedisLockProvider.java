@@ -199,6 +199,15 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	}
 
 	/**
+	 * Free when this client already subscribes to the key's release channel, as it does for a while after any wait on
+	 * it: a contended key's next waiter then queues with its first attempt.
+	 */
+	@Override
+	public boolean isWatchFree(String key) {
+		return signals.isSubscribed(key);
+	}
+
+	/**
 	 * Watches for one exclusive acquisition that joins the key's FIFO waiter queue, so a release hands it the lock
 	 * directly; shared requests, and providers without pub/sub, just watch the key.
 	 */

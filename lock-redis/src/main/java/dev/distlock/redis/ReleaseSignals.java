@@ -72,6 +72,15 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	}
 
 	/**
+	 * Whether the key's channel is subscribed now (watched or lingering), so a new watch costs no round trip.
+	 */
+	boolean isSubscribed(String key) {
+		Channel channel = channels.get(keys.channel(key));
+		RedisFuture<Void> subscribed = channel != null ? channel.subscribed : null;
+		return subscribed != null && subscribed.isDone() && !failed(subscribed);
+	}
+
+	/**
 	 * Whether releases can hand locks to queued waiters: only when grants can reach them over pub/sub.
 	 */
 	boolean handsOff() {

@@ -11,7 +11,8 @@
 -- KEYS[1] lock key, KEYS[2] fence hash, KEYS[3] waiter queue (sorted set: token by arrival, server ms),
 -- KEYS[4] waiter entries (hash: token -> JSON [deadline ms, attempt, lease ms, owner, host])
 -- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] owner name, ARGV[4] host, ARGV[5] how long the queue entry stays
--- valid in ms ('0': do not queue), ARGV[6] the caller's attempt number, echoed in the hand-off message
+-- valid in ms ('0': do not queue), ARGV[6] the caller's queued-attempt number (from 0), echoed in the hand-off
+-- message
 -- Returns {1, fencing token} if acquired now; {2, fencing token} if release.lua already handed the lock to this
 -- token (the caller has not yet heard); {0, remaining ms of the current holder (PTTL)} if held by another.
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
@@ -19,7 +20,7 @@ if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
 	local fence = math.max(tonumber(redis.call('HGET', KEYS[2], 'n') or '0') + 1, t[1] * 1000000 + t[2])
 	redis.call('HSET', KEYS[2], 'n', string.format('%.0f', fence), 'owner', ARGV[3], 'host', ARGV[4],
 		'at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)), 'mode', 'x')
-	if ARGV[5] ~= '0' then
+	if ARGV[5] ~= '0' and ARGV[6] ~= '0' then -- an earlier attempt of this caller queued: leave the queue
 		redis.call('ZREM', KEYS[3], ARGV[1])
 		redis.call('HDEL', KEYS[4], ARGV[1])
 	end

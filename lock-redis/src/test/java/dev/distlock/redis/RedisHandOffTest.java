@@ -187,6 +187,22 @@ class RedisHandOffTest {
 		assertThat(held.release()).isTrue();
 	}
 
+	@Test
+	void watchingIsFreeExactlyWhileTheKeysChannelIsSubscribed() throws Exception {
+		RedisLockProvider client = provider();
+		assertThat(client.isWatchFree("hot")).isFalse();
+		try (ReleaseNotifier.Watch watch = client.watch("hot")) {
+			assertThat(client.isWatchFree("hot")).isTrue();
+			assertThat(client.isWatchFree("cold")).isFalse();
+		}
+		assertThat(client.isWatchFree("hot")).isTrue(); // lingers after the wait, so the next waiter pays nothing
+		long deadline = System.nanoTime() + ReleaseSignals.LINGER.plusSeconds(3).toNanos();
+		while (client.isWatchFree("hot") && System.nanoTime() < deadline) {
+			Thread.sleep(20);
+		}
+		assertThat(client.isWatchFree("hot")).isFalse();
+	}
+
 	private CompletableFuture<Void> waitFor(LockTemplate template, String key, String name, List<String> order,
 			List<Long> tokens) {
 		// Polls once a second at most, so the order comes from the queue, not from who polled first.

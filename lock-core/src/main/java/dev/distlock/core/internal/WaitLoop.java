@@ -63,6 +63,11 @@ public final class WaitLoop {
 		BackOffExecution backOff = null;
 		ReleaseNotifier.Watch watch = null;
 		boolean watching = notifier != null;
+		if (watching && retriesLeft > 0 && maxWait > 0 && notifier.isWatchFree(key)) {
+			// Free to watch now: a refusal of the first attempt then already counts as waiting, so no re-check is owed.
+			watch = openWatch(notifier, key);
+			watching = watch != null;
+		}
 		try {
 			while (true) {
 				long now = nanoClock.getAsLong();

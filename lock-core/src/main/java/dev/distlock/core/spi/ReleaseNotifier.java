@@ -15,6 +15,15 @@ public interface ReleaseNotifier {
 	Watch watch(String key);
 
 	/**
+	 * Whether watching the key costs no round trip now (for example, its channel is already subscribed). Then a caller
+	 * that may wait starts watching before its first attempt, so a refused attempt already counts as waiting. The
+	 * default is false: watch only after a refusal.
+	 */
+	default boolean isWatchFree(String key) {
+		return false;
+	}
+
+	/**
 	 * Starts watching on behalf of one acquisition that will retry. A provider that can hand a released lock straight
 	 * to a waiting request (a queue of waiters in the store) overrides this; closing the watch then also withdraws the
 	 * request from that queue. The default watches the key.
