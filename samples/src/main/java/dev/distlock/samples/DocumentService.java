@@ -2,6 +2,7 @@ package dev.distlock.samples;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.stereotype.Service;
@@ -38,6 +39,13 @@ public class DocumentService {
 		try (LockHandle lock = locks.acquire("document:" + id, options)) {
 			return writeFenced(id, text, lock.fencingToken());
 		}
+	}
+
+	/**
+	 * The stored document, if any.
+	 */
+	public Optional<Document> read(String id) {
+		return Optional.ofNullable(store.get(id));
 	}
 
 	/**

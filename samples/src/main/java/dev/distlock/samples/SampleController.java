@@ -3,6 +3,7 @@ package dev.distlock.samples;
 import java.util.Map;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -66,6 +67,12 @@ public class SampleController {
 	@PutMapping("/documents/{id}")
 	public DocumentService.Document write(@PathVariable String id, @RequestBody String text) {
 		return documents.write(id, text);
+	}
+
+	/** A stored document, or 404. */
+	@GetMapping("/documents/{id}")
+	public ResponseEntity<DocumentService.Document> document(@PathVariable String id) {
+		return ResponseEntity.of(documents.read(id));
 	}
 
 	/** Replays a write with a given token, as a stalled former holder would. */
