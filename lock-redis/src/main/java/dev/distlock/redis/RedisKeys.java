@@ -17,9 +17,12 @@ import dev.distlock.core.InvalidLockKeyException;
  * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n} and the last first-holder's
  * {@code owner}, {@code host}, {@code at} and {@code mode}; never expires, never deleted</li>
  * <li>{@code <namespace>:{<key>}:queue} and {@code <namespace>:{<key>}:waiters}: the FIFO of waiting owner tokens
- * (a sorted set by arrival) and their entries (a hash: deadline, attempt, lease, owner, host); they exist only while
+ * (a sorted set by arrival) and their entries (a hash: deadline, attempt, lease, owner, host, grant channel); they
+ * exist only while
  * someone waits, and expire with their last entry</li>
  * <li>{@code <namespace>:{<key>}:released}: the pub/sub channel a release publishes on</li>
+ * <li>{@code <namespace>:grants:<client id>}: the pub/sub channel a release hands a lock to one of that client's
+ * queued waiters on</li>
  * </ul>
  */
 final class RedisKeys {
@@ -53,6 +56,14 @@ final class RedisKeys {
 
 	String waiters(String key) {
 		return lock(key) + ":waiters";
+	}
+
+	/**
+	 * A client's grant channel: hand-offs to that client's queued waiters are published here, not on the key's channel,
+	 * so other clients' waiters are not woken by them.
+	 */
+	String grantChannel(String clientId) {
+		return namespace + ":grants:" + clientId;
 	}
 
 	String channel(String key) {

@@ -120,7 +120,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		List<?> result = call(key, "acquire", () -> scripts.run(RedisScripts.ACQUIRE,
 				List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
 				List.of(request.token(), millis(request.lease()), request.owner().owner(), request.owner().host(), stay,
-						attempt)));
+						attempt, signals.grantChannel())));
 		long outcome = number(result, 0);
 		if (outcome == 0) {
 			signals.hint(key, number(result, 1));

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
@@ -53,6 +54,9 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	/** Watches of queued acquisitions, by owner token, so a grant wakes only its own waiter. */
 	private final Map<String, Signal> handOffs = new ConcurrentHashMap<>();
 
+	/** This client's grant channel, subscribed (by reference, lingering like the others) while it has queued waiters. */
+	private final String grantChannel;
+
 	private @Nullable StatefulRedisPubSubConnection<String, String> connection;
 
 	private @Nullable ScheduledFuture<?> sweeper;
@@ -64,6 +68,7 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 		this.keys = keys;
 		this.connector = connector;
 		this.timeout = timeout;
+		this.grantChannel = keys.grantChannel(UUID.randomUUID().toString());
 	}
 
 	@Override
@@ -72,10 +77,14 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	}
 
 	/**
-	 * Whether the key's channel is subscribed now (watched or lingering), so a new watch costs no round trip.
+	 * Whether the key's channel and this client's grant channel are subscribed now (watched or lingering), so a new
+	 * watch costs no round trip.
 	 */
 	boolean isSubscribed(String key) {
-		Channel channel = channels.get(keys.channel(key));
+		return subscribed(channels.get(keys.channel(key))) && subscribed(channels.get(grantChannel));
+	}
+
+	private static boolean subscribed(@Nullable Channel channel) {
 		RedisFuture<Void> subscribed = channel != null ? channel.subscribed : null;
 		return subscribed != null && subscribed.isDone() && !failed(subscribed);
 	}
@@ -100,45 +109,65 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	 * Closing the watch runs {@code cancel} when the acquisition queued but did not take the lock.
 	 */
 	Watch watch(String key, @Nullable HandOff handOff, @Nullable Runnable cancel) {
-		String name = keys.channel(key);
 		Channel channel;
-		RedisFuture<Void> subscribed = null;
+		Channel grants = null;
 		synchronized (lock) {
 			if (closed) {
 				throw new LockStoreException(key, "Redis lock provider is closed; cannot watch '" + key + "'", null);
 			}
-			channel = channels.get(name);
-			if (channel != null && channel.references == 0 && failed(channel.subscribed)) {
-				forget(channel); // an idle channel whose SUBSCRIBE failed: subscribe afresh
-				channel = null;
+			channel = reference(keys.channel(key), key);
+			if (handOff != null) {
+				grants = reference(grantChannel, null);
 			}
-			if (channel == null) {
-				channel = new Channel(name, key);
-				if (connector != null) {
-					// Commands on one connection run in order, so this SUBSCRIBE lands after any earlier UNSUBSCRIBE.
-					try {
-						channel.subscribed = connection().async().subscribe(name);
-					}
-					catch (RuntimeException ex) {
-						throw new LockStoreException(key, "Could not open the release-signal connection for '" + key + "'",
-								ex);
-					}
-				}
-				channels.put(name, channel);
-				byKey.put(key, channel);
-			}
-			channel.references++;
-			subscribed = channel.subscribed;
 		}
-		Signal signal = new Signal(channel, handOff, cancel);
+		Signal signal = new Signal(channel, grants, handOff, cancel);
 		channel.signals.add(signal);
 		if (handOff != null) {
 			handOffs.put(handOff.token(), signal);
 		}
-		if (subscribed != null) {
-			awaitSubscribed(key, subscribed, signal);
+		awaitSubscribed(key, channel.subscribed, signal);
+		if (grants != null) {
+			awaitSubscribed(key, grants.subscribed, signal);
 		}
 		return signal;
+	}
+
+	/**
+	 * The channel this client's grants arrive on; queue entries name it, so a release wakes only the waiter's client.
+	 */
+	String grantChannel() {
+		return grantChannel;
+	}
+
+	/**
+	 * Takes a reference on a channel, subscribing it unless it is subscribed or lingering; call with {@link #lock}
+	 * held. Commands on one connection run in order, so a SUBSCRIBE lands after any earlier UNSUBSCRIBE.
+	 * @param key the lock key whose releases the channel carries, or null for this client's grant channel
+	 */
+	private Channel reference(String name, @Nullable String key) {
+		Channel channel = channels.get(name);
+		if (channel != null && channel.references == 0 && failed(channel.subscribed)) {
+			forget(channel); // an idle channel whose SUBSCRIBE failed: subscribe afresh
+			channel = null;
+		}
+		if (channel == null) {
+			channel = new Channel(name, key);
+			if (connector != null) {
+				try {
+					channel.subscribed = connection().async().subscribe(name);
+				}
+				catch (RuntimeException ex) {
+					throw new LockStoreException(key, "Could not open the release-signal connection"
+							+ (key != null ? " for '" + key + "'" : ""), ex);
+				}
+			}
+			channels.put(name, channel);
+			if (key != null) {
+				byKey.put(key, channel);
+			}
+		}
+		channel.references++;
+		return channel;
 	}
 
 	/**
@@ -232,8 +261,8 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	}
 
 	/**
-	 * A release handed the lock to a queued waiter: {@code g <token> <fencing token> <attempt>}. Only that waiter wakes;
-	 * a grant for another client's waiter is none of ours, and nobody else could take the lock now anyway.
+	 * A release handed the lock to a queued waiter of this client: {@code g <token> <fencing token> <attempt>}, on this
+	 * client's grant channel. Only that waiter wakes; no other client hears of it, and nobody could take the lock now.
 	 */
 	private void granted(String message) {
 		String[] parts = message.split(" ");
@@ -248,7 +277,10 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 		}
 	}
 
-	private void awaitSubscribed(String key, RedisFuture<Void> subscribed, Signal signal) {
+	private void awaitSubscribed(String key, @Nullable RedisFuture<Void> subscribed, Signal signal) {
+		if (subscribed == null) {
+			return; // polling: nothing to wait for
+		}
 		try {
 			subscribed.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		}
@@ -273,18 +305,27 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	}
 
 	private void unwatch(Signal signal) {
-		Channel channel = signal.channel;
-		channel.signals.remove(signal);
+		signal.channel.signals.remove(signal);
 		synchronized (lock) {
-			if (--channel.references > 0 || channels.get(channel.name) != channel) {
-				return;
+			dereference(signal.channel);
+			if (signal.grants != null) {
+				dereference(signal.grants);
 			}
-			if (channel.subscribed == null || failed(channel.subscribed)) {
-				forget(channel); // nothing worth keeping: polling, or a SUBSCRIBE that failed
-			}
-			else {
-				channel.idleSinceNanos = System.nanoTime();
-			}
+		}
+	}
+
+	/**
+	 * Drops a reference; a channel nobody watches lingers until the sweep, unless there is nothing worth keeping.
+	 */
+	private void dereference(Channel channel) {
+		if (--channel.references > 0 || channels.get(channel.name) != channel) {
+			return;
+		}
+		if (channel.subscribed == null || failed(channel.subscribed)) {
+			forget(channel); // polling, or a SUBSCRIBE that failed
+		}
+		else {
+			channel.idleSinceNanos = System.nanoTime();
 		}
 	}
 
@@ -294,7 +335,9 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 	 */
 	private void forget(Channel channel) {
 		channels.remove(channel.name);
-		byKey.remove(channel.key);
+		if (channel.key != null) {
+			byKey.remove(channel.key);
+		}
 		if (connection != null && channel.subscribed != null) {
 			connection.async().unsubscribe(channel.name);
 		}
@@ -308,7 +351,7 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 
 		private final String name;
 
-		private final String key;
+		private final @Nullable String key;
 
 		private final Set<Signal> signals = ConcurrentHashMap.newKeySet();
 
@@ -320,7 +363,7 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 
 		private volatile long expiresAtNanos;
 
-		Channel(String name, String key) {
+		Channel(String name, @Nullable String key) {
 			this.name = name;
 			this.key = key;
 		}
@@ -333,14 +376,17 @@ final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 
 		private final Semaphore permits = new Semaphore(0);
 
+		private final @Nullable Channel grants;
+
 		private final @Nullable HandOff handOff;
 
 		private final @Nullable Runnable cancel;
 
 		private boolean closed;
 
-		Signal(Channel channel, @Nullable HandOff handOff, @Nullable Runnable cancel) {
+		Signal(Channel channel, @Nullable Channel grants, @Nullable HandOff handOff, @Nullable Runnable cancel) {
 			this.channel = channel;
+			this.grants = grants;
 			this.handOff = handOff;
 			this.cancel = cancel;
 		}

@@ -9,10 +9,10 @@
 -- entry, keeping its place; release.lua hands the lock to the queue's live head. Joining costs nothing when the
 -- caller does not wait, so an uncontended acquire runs the same commands as before.
 -- KEYS[1] lock key, KEYS[2] fence hash, KEYS[3] waiter queue (sorted set: token by arrival, server ms),
--- KEYS[4] waiter entries (hash: token -> JSON [deadline ms, attempt, lease ms, owner, host])
+-- KEYS[4] waiter entries (hash: token -> JSON [deadline ms, attempt, lease ms, owner, host, grant channel])
 -- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] owner name, ARGV[4] host, ARGV[5] how long the queue entry stays
 -- valid in ms ('0': do not queue), ARGV[6] the caller's queued-attempt number (from 0), echoed in the hand-off
--- message
+-- message, ARGV[7] the caller's grant channel, where release.lua publishes the hand-off
 -- Returns {1, fencing token} if acquired now; {2, fencing token} if release.lua already handed the lock to this
 -- token (the caller has not yet heard); {0, remaining ms of the current holder (PTTL)} if held by another.
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
@@ -35,7 +35,7 @@ if ARGV[5] ~= '0' then
 	local now = t[1] * 1000 + math.floor(t[2] / 1000)
 	redis.call('ZADD', KEYS[3], 'NX', now, ARGV[1])
 	redis.call('HSET', KEYS[4], ARGV[1], cjson.encode({string.format('%.0f', now + tonumber(ARGV[5])), ARGV[6],
-		ARGV[2], ARGV[3], ARGV[4]}))
+		ARGV[2], ARGV[3], ARGV[4], ARGV[7]}))
 	-- Every entry's deadline is at most ARGV[5] from now, so an abandoned queue disappears with its last entry.
 	redis.call('PEXPIRE', KEYS[3], ARGV[5])
 	redis.call('PEXPIRE', KEYS[4], ARGV[5])

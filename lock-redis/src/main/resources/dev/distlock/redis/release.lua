@@ -2,8 +2,8 @@
 -- owner token, so a stale holder never frees or passes on the next holder's lock. When waiters are queued (see
 -- acquire.lua), the lock passes in the same atomic step to the oldest waiter whose entry is still valid by the
 -- server's clock: the lock key takes that waiter's token and lease, the fencing counter and holder details move on
--- exactly as in acquire.lua, and the grant is published as 'g <token> <fencing token> <attempt>', so only that
--- waiter wakes, already holding the lock. With nobody queued the lock is deleted and '1' wakes any pollers.
+-- exactly as in acquire.lua, and the grant is published as 'g <token> <fencing token> <attempt>' on the waiter's
+-- client's own grant channel, so only that waiter wakes (and no other client decodes it), already holding the lock. With nobody queued the lock is deleted and '1' wakes any pollers.
 -- With ARGV[3] = '1' the caller is a waiter giving up: its queue entry goes first, and a hand-off it has not taken
 -- is released (passed on) here, so an abandoned grant never sits out its lease.
 -- KEYS[1] lock key, KEYS[2] fence hash, KEYS[3] waiter queue, KEYS[4] waiter entries
@@ -39,7 +39,7 @@ while true do
 			local fence = math.max(tonumber(redis.call('HGET', KEYS[2], 'n') or '0') + 1, t[1] * 1000000 + t[2])
 			redis.call('HSET', KEYS[2], 'n', string.format('%.0f', fence), 'owner', waiter[4], 'host', waiter[5],
 				'at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)), 'mode', 'x')
-			redis.call('PUBLISH', ARGV[2], 'g ' .. head .. ' ' .. string.format('%.0f', fence) .. ' ' .. waiter[2])
+			redis.call('PUBLISH', waiter[6], 'g ' .. head .. ' ' .. string.format('%.0f', fence) .. ' ' .. waiter[2])
 			return 1
 		end
 	end

@@ -148,7 +148,7 @@ class RedisHandOffTest {
 		Lease held = holder.tryAcquire(request("stale", "holder")).orElseThrow();
 		// A waiter that died long ago: its entry's deadline (server ms) is in the past.
 		redis.opsForZSet().add("distlock:{stale}:queue", "ghost", 1);
-		redis.opsForHash().put("distlock:{stale}:waiters", "ghost", "[\"1\",\"0\",\"30000\",\"ghost\",\"nowhere\"]");
+		redis.opsForHash().put("distlock:{stale}:waiters", "ghost", "[\"1\",\"0\",\"30000\",\"ghost\",\"nowhere\",\"distlock:grants:ghost\"]");
 
 		assertThat(held.release()).isTrue();
 
@@ -188,10 +188,13 @@ class RedisHandOffTest {
 	}
 
 	@Test
-	void watchingIsFreeExactlyWhileTheKeysChannelIsSubscribed() throws Exception {
+	void watchingIsFreeExactlyWhileTheKeysChannelAndTheGrantChannelAreSubscribed() throws Exception {
 		RedisLockProvider client = provider();
 		assertThat(client.isWatchFree("hot")).isFalse();
-		try (ReleaseNotifier.Watch watch = client.watch("hot")) {
+		try (ReleaseNotifier.Watch keyOnly = client.watch("hot")) {
+			assertThat(client.isWatchFree("hot")).isFalse(); // the grant channel is not subscribed yet
+		}
+		try (ReleaseNotifier.Watch watch = client.watch(request("hot", "waiter"))) {
 			assertThat(client.isWatchFree("hot")).isTrue();
 			assertThat(client.isWatchFree("cold")).isFalse();
 		}
