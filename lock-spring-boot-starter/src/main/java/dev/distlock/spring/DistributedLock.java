@@ -108,9 +108,9 @@ public @interface DistributedLock {
 	/**
 	 * What to do when the lock cannot be had: {@link FailureMode#THROW} or {@link FailureMode#SKIP} (the method does
 	 * not run and returns null, an empty {@code Optional}, {@code Mono} or {@code Flux}, or a future of null).
-	 * <b>An array only so that "unset" can be told apart</b>: write a single value, {@code onFailure = FailureMode.SKIP},
-	 * as Java allows for arrays. Empty (the default) means unset, so {@code distributed-lock.on-failure} decides; two or
-	 * more values fail startup naming the method.
+	 * <b>An array only so that "unset" can be told apart</b>: write a single value,
+	 * {@code onFailure = FailureMode.SKIP}, as Java allows for arrays. Empty (the default) means unset, so
+	 * {@code distributed-lock.on-failure} decides; two or more values fail startup naming the method.
 	 */
 	FailureMode[] onFailure() default {};
 

@@ -61,8 +61,8 @@ public final class LockContext {
 	}
 
 	/**
-	 * The {@code @DistributedLock} method whose lock is being acquired on this thread, or empty when the lock comes from
-	 * a {@code LockTemplate} call of the application's own. For {@code LockListener}s that tag events by method: their
+	 * The {@code @DistributedLock} method whose lock is being acquired on this thread, or empty when the lock comes
+	 * from a {@code LockTemplate} call of the application's own. For {@code LockListener}s that tag events by method: their
 	 * {@code onAcquired}, {@code onAcquireFailed} and {@code onAcquireError} run on the acquiring thread.
 	 */
 	public static Optional<Method> acquiringMethod() {

@@ -156,7 +156,9 @@ class SampleApplicationTests {
 	}
 
 	private HttpRequest put(String path, String text) {
-		return request(path).header("Content-Type", "text/plain").PUT(HttpRequest.BodyPublishers.ofString(text)).build();
+		return request(path).header("Content-Type", "text/plain")
+			.PUT(HttpRequest.BodyPublishers.ofString(text))
+			.build();
 	}
 
 	private HttpRequest post(String path, @Nullable String text) {

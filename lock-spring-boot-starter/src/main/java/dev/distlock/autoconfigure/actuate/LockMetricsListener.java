@@ -103,7 +103,8 @@ public final class LockMetricsListener implements LockListener {
 	@Override
 	public void onRenewed(LockHandle handle) {
 		Held entry = held.get(handle);
-		count(RENEWALS, "Distributed lock leases renewed by the watchdog", entry != null ? entry.tags() : later(handle));
+		Tags tags = entry != null ? entry.tags() : untracked(handle);
+		count(RENEWALS, "Distributed lock leases renewed by the watchdog", tags);
 	}
 
 	@Override
@@ -130,7 +131,7 @@ public final class LockMetricsListener implements LockListener {
 	private Tags stopHeld(LockHandle handle) {
 		Held entry = held.remove(handle);
 		if (entry == null) {
-			return later(handle);
+			return untracked(handle);
 		}
 		entry.sample().stop();
 		return entry.tags();
@@ -141,7 +142,7 @@ public final class LockMetricsListener implements LockListener {
 	}
 
 	// A handle this listener never saw acquired: only its key is known, not its method.
-	private Tags later(LockHandle handle) {
+	private Tags untracked(LockHandle handle) {
 		return tags(new LockTags.Site(tags.keyPrefix(handle.key()), LockKeyTag.NONE), handle.mode());
 	}
 

@@ -107,7 +107,8 @@ class DistributedLockActuatorAutoConfigurationTests {
 	void metricsAndObservationsBackOffWithoutAnyMicrometerJarAndLockingStillWorks() {
 		// No registry beans either: without Micrometer an application could not declare one.
 		new ApplicationContextRunner().withUserConfiguration(ImportedByName.class)
-			.withPropertyValues("distributed-lock.provider=in-memory", "management.endpoints.web.exposure.include=locks")
+			.withPropertyValues("distributed-lock.provider=in-memory",
+					"management.endpoints.web.exposure.include=locks")
 			.withClassLoader(withoutJars("io.micrometer"))
 			.run(context -> {
 				assertThat(context).hasNotFailed()
@@ -218,11 +219,11 @@ class DistributedLockActuatorAutoConfigurationTests {
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', textBlock = """
-			distributed-lock.actuator.force-release-enabled=notaboolean | distributed-lock.actuator.force-release-enabled
-			distributed-lock.actuator.status-limit=many                 | distributed-lock.actuator.status-limit
-			distributed-lock.actuator.status-limit=-3                   | distributed-lock.actuator.status-limit
-			distributed-lock.actuator.health-timeout=soon               | distributed-lock.actuator.health-timeout
-			distributed-lock.actuator.health-timeout=-1s                | distributed-lock.actuator.health-timeout
+			distributed-lock.actuator.force-release-enabled=no way | distributed-lock.actuator.force-release-enabled
+			distributed-lock.actuator.status-limit=many            | distributed-lock.actuator.status-limit
+			distributed-lock.actuator.status-limit=-3              | distributed-lock.actuator.status-limit
+			distributed-lock.actuator.health-timeout=soon          | distributed-lock.actuator.health-timeout
+			distributed-lock.actuator.health-timeout=-1s           | distributed-lock.actuator.health-timeout
 			""")
 	void eachBadActuatorPropertyFailsNamingIt(String property, String name) {
 		withRegistries.withPropertyValues(property)
