@@ -48,7 +48,10 @@ final class LockDocuments {
 	/** Server time of the last write of any kind; the purger's index. */
 	static final String TOUCHED = "touched";
 
-	/** Fencing token = base millis * 2^20 + seq: see docs/MONGO.md for why this survives purging. */
+	/**
+	 * Fencing token = base millis * 2^20 + seq. A seq past 2^20 carries into the millisecond part, which keeps the
+	 * order; see docs/MONGO.md for why a document re-created after a purge still issues larger tokens.
+	 */
 	static final int SEQ_BITS = 20;
 
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
@@ -185,12 +188,15 @@ final class LockDocuments {
 
 	/**
 	 * Documents whose every lease ended more than {@code graceMs} ago by the server's clock. The range on
-	 * {@code touched} (bounded by a server time) lets the index narrow the scan; the $expr decides.
+	 * {@code touched} (bounded by a server time) lets the index narrow the scan; the $expr decides. The last write
+	 * must be at least one whole millisecond plus the grace old, even with a zero grace on a server that keeps
+	 * sub-millisecond dates, so a document re-created after the purge gets a {@code base} in a later millisecond
+	 * than every grant of the old one, and so larger fencing tokens.
 	 */
 	static Bson purgeable(Date serverNow, long graceMs) {
 		Date bound = new Date(serverNow.getTime() - graceMs);
 		Document expired = new Document("$and", List.of(
-				new Document("$lt", List.of(new Document("$add", List.of("$" + TOUCHED, graceMs)), "$$NOW")),
+				new Document("$lte", List.of(new Document("$add", List.of("$" + TOUCHED, graceMs + 1)), "$$NOW")),
 				new Document("$lte", List.of(exclusiveExpiry("", graceMs), "$$NOW")),
 				new Document("$eq", List.of(liveSharedCount(graceMs), 0))));
 		return new Document(TOUCHED, new Document("$lt", bound)).append("$expr", expired);

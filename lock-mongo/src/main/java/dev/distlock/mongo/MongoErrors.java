@@ -3,17 +3,14 @@ package dev.distlock.mongo;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessException;
 
 import com.mongodb.MongoException;
 import com.mongodb.MongoServerException;
-import com.mongodb.MongoWriteException;
 
 import dev.distlock.core.LockStoreException;
 
 /**
- * Turns driver and Spring data-access errors into {@link LockStoreException}, and recognises the duplicate-key
- * error by its code.
+ * Turns driver errors into {@link LockStoreException}, and recognises the duplicate-key error by its code.
  */
 final class MongoErrors {
 
@@ -24,36 +21,29 @@ final class MongoErrors {
 	}
 
 	/**
-	 * Whether the error is the server's duplicate-key error, read from the error code, never the message.
+	 * Whether the error is the server's duplicate-key error, read from the error code, never the message. A write
+	 * error ({@code MongoWriteException}) and a command error ({@code findAndModify}'s
+	 * {@code MongoCommandException}) both carry the server's code in {@link MongoServerException#getCode()}.
 	 */
 	static boolean isDuplicateKey(MongoException ex) {
-		if (ex instanceof MongoWriteException write) {
-			return write.getError().getCode() == DUPLICATE_KEY;
-		}
 		return ex instanceof MongoServerException && ex.getCode() == DUPLICATE_KEY;
 	}
 
 	/**
-	 * Runs one store call, translating its errors; {@code operation} and the key go into the message.
+	 * Runs one store call on the driver, translating its errors; {@code operation} and the key go into the message.
+	 * The calls go to the driver's collection, not through {@code MongoTemplate}, so there is no Spring translation
+	 * to undo: a {@link MongoException}, or the {@link IllegalStateException} a closed client answers with ("state
+	 * should be: open").
 	 */
 	static <T> T call(@Nullable String key, String operation, Supplier<T> storeCall) {
 		try {
 			return storeCall.get();
 		}
-		catch (MongoException | DataAccessException ex) {
-			throw translate(key, operation, ex);
+		catch (MongoException | IllegalStateException ex) {
+			String where = key != null ? " for '" + key + "'" : "";
+			throw new LockStoreException(key, "Mongo lock store failed to " + operation + where + ": "
+					+ ex.getClass().getSimpleName() + ": " + ex.getMessage(), ex);
 		}
-		catch (IllegalStateException ex) {
-			// The driver's answer once the client is closed ("state should be: open").
-			throw translate(key, operation, ex);
-		}
-	}
-
-	static LockStoreException translate(@Nullable String key, String operation, RuntimeException ex) {
-		String where = key != null ? " for '" + key + "'" : "";
-		return new LockStoreException(key,
-				"Mongo lock store failed to " + operation + where + ": " + ex.getClass().getSimpleName() + ": "
-						+ ex.getMessage(), ex);
 	}
 
 }

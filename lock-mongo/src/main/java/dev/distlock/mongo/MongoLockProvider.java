@@ -18,6 +18,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Projections;
@@ -46,9 +47,9 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	/** The name of the purger's index on {@code touched}. */
 	public static final String TOUCHED_INDEX = "distlock_touched";
 
-	private final MongoTemplate mongoTemplate;
-
 	private final MongoLockSettings settings;
+
+	private final MongoDatabase database;
 
 	private final MongoCollection<Document> collection;
 
@@ -57,12 +58,15 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	private boolean started;
 
 	/**
-	 * A provider on the template's database; nothing is sent to the server until the first call.
+	 * A provider on the template's database; nothing is sent to the server until the first call. Every store call
+	 * goes to the driver's collection from {@link MongoTemplate#getDb()}, with the write and read concern set once:
+	 * the statements are plain BSON that needs no entity mapping, and the duplicate-key code is read from the
+	 * driver's own exception, so {@link MongoErrors}, not the template's exception translation, maps errors.
 	 */
 	public MongoLockProvider(MongoTemplate mongoTemplate, MongoLockSettings settings) {
-		this.mongoTemplate = mongoTemplate;
 		this.settings = settings;
-		this.collection = mongoTemplate.getDb()
+		this.database = mongoTemplate.getDb();
+		this.collection = this.database
 			.getCollection(settings.collection())
 			.withWriteConcern(settings.writeConcern())
 			.withReadConcern(settings.readConcern());
@@ -139,7 +143,8 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	/**
 	 * Removes shared holders whose lease had ended when this grant was stamped. The bound is the server time the
 	 * grant just wrote, so it never removes a live holder; the update matches only while each pruned holder is
-	 * unchanged. Best effort: costs a round trip only when there is something to prune.
+	 * unchanged. Best effort: costs a round trip only when there is something to prune, and a failure only leaves
+	 * expired holders that no grant counts, so it is logged and the granted lease is returned all the same.
 	 */
 	private void pruneExpiredHolders(LockRequest request, Document granted) {
 		Document shared = granted.get(SHARED, Document.class);
@@ -163,7 +168,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 		try {
 			collection.updateOne(filter, new Document("$unset", unset));
 		}
-		catch (MongoException ex) {
+		catch (RuntimeException ex) {
 			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
 		}
 	}
@@ -200,7 +205,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	@Override
 	public Duration ping() {
 		long start = System.nanoTime();
-		MongoErrors.call(null, "ping", () -> mongoTemplate.getDb().runCommand(new Document("ping", 1)));
+		MongoErrors.call(null, "ping", () -> database.runCommand(new Document("ping", 1)));
 		return Duration.ofNanos(System.nanoTime() - start);
 	}
 

@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
-import java.util.Map;
 
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -29,7 +28,8 @@ import static dev.distlock.mongo.LockDocuments.SHARED;
 /**
  * The status query. The server filters by key prefix (on the {@code _id} index) and by held or expired (against its
  * own {@code $$NOW}), and returns its {@code $$NOW} with each document, so remaining leases are computed on the
- * server's clock; owner and TTL bounds are then applied to those figures.
+ * server's clock; owner and TTL bounds are then applied to those figures. The owner filter matches any live holder,
+ * not only the one a shared lock reports.
  */
 final class MongoLockStatus {
 
@@ -51,14 +51,34 @@ final class MongoLockStatus {
 		}
 		List<Bson> pipeline = List.of(new Document("$match", match),
 				new Document("$addFields", new Document(NOW, "$$NOW")), new Document("$sort", new Document(ID, 1)));
+		String owner = query.owner();
+		StatusQuery everyOwner = query.withOwner(null);
 		List<LockInfo> result = new ArrayList<>();
 		for (Document document : collection.aggregate(pipeline)) {
-			LockInfo info = toInfo(document, document.getDate(NOW).getTime());
-			if (query.matches(info)) {
+			long nowMs = document.getDate(NOW).getTime();
+			LockInfo info = toInfo(document, nowMs);
+			if (everyOwner.matches(info) && (owner == null || heldBy(document, info, nowMs, owner))) {
 				result.add(info);
 			}
 		}
 		return result;
+	}
+
+	/**
+	 * Whether {@code owner} is the owner the info reports or any live shared holder: a shared lock reports only its
+	 * earliest holder, but each of them holds it.
+	 */
+	private static boolean heldBy(Document document, LockInfo info, long nowMs, String owner) {
+		if (owner.equals(info.owner())) {
+			return true;
+		}
+		for (Object value : document.get(SHARED, Document.class).values()) {
+			Document holder = (Document) value;
+			if (expiry(holder) > nowMs && owner.equals(holder.getString(OWNER))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -76,9 +96,8 @@ final class MongoLockStatus {
 		Document first = null;
 		long latest = exclusiveExpiry;
 		int live = 0;
-		Document shared = document.get(SHARED, Document.class);
-		for (Map.Entry<String, Object> entry : shared != null ? shared.entrySet() : Map.<String, Object>of().entrySet()) {
-			Document holder = (Document) entry.getValue();
+		for (Object value : document.get(SHARED, Document.class).values()) { // always present, see LockDocuments
+			Document holder = (Document) value;
 			long holderExpiry = expiry(holder);
 			latest = Math.max(latest, holderExpiry);
 			if (holderExpiry > nowMs) {

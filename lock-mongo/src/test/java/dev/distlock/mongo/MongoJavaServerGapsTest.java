@@ -84,13 +84,4 @@ class MongoJavaServerGapsTest {
 		assertThat(now.getDate("now")).isNotNull();
 	}
 
-	@Test
-	void aConflictingUpsertFailsWithDuplicateKeyCode11000() {
-		collection.insertOne(new Document("_id", "dup").append("seq", 1L));
-		assertThatThrownBy(() -> collection.updateOne(
-				new Document("_id", "dup").append("seq", new Document("$exists", false)),
-				new Document("$inc", new Document("seq", 1L)), new UpdateOptions().upsert(true)))
-			.isInstanceOfSatisfying(MongoException.class, ex -> assertThat(MongoErrors.isDuplicateKey(ex)).isTrue());
-	}
-
 }

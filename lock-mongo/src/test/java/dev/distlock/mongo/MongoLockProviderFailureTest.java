@@ -1,22 +1,16 @@
 package dev.distlock.mongo;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.mongodb.core.MongoTemplate;
 
 import com.mongodb.MongoException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandSucceededEvent;
 
 import dev.distlock.core.LockExtendException;
 import dev.distlock.core.LockHandle;
@@ -24,52 +18,36 @@ import dev.distlock.core.LockMode;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockStoreException;
-import dev.distlock.core.LockTemplate;
-import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
-import dev.distlock.core.spi.LockRequest;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Failures: a stopped server, stale holders and racing acquirers. Each test gets its own in-process server, because
- * some stop it.
+ * The failure tests against mongo-java-server, plus those that stop the server, which only the in-process one can
+ * do (and restart with its data): a real server is never stopped by a test.
  */
-class MongoLockProviderFailureTest {
+class MongoLockProviderFailureTest extends AbstractMongoLockProviderFailureTest {
 
-	/** Far above the client's 1.5 s server selection and 2 s read timeouts: a hang, not a slow machine. */
-	private static final Duration FAIL_FAST_BOUND = Duration.ofSeconds(15);
+	/**
+	 * The client's server-selection timeout, the longest a call waits for a stopped server, plus room for a loaded
+	 * two-core machine.
+	 */
+	private static final Duration FAIL_FAST_BOUND = MongoTestServer.SERVER_SELECTION_TIMEOUT.plusSeconds(3);
 
-	private static final OwnerDetails OWNER = new OwnerDetails("failure-test", "test-host");
+	private static final Duration LONG = Duration.ofSeconds(30);
 
-	private MongoTestServer server;
-
-	private MongoLockProvider provider;
-
-	private LockTemplate template;
-
-	@BeforeEach
-	void start() {
-		server = MongoTestServer.startInProcess();
-		provider = new MongoLockProvider(server.template(), MongoLockSettings.defaults());
-		provider.start();
-		template = LockTemplate.builder(provider).owner(OWNER).build();
-	}
-
-	@AfterEach
-	void stop() {
-		template.close();
-		provider.close();
-		server.close();
+	@Override
+	protected MongoTestServer startServer() {
+		return MongoTestServer.startInProcess();
 	}
 
 	@Test
 	void acquireWithTheServerStoppedFailsFastWithAStoreErrorNamingTheKey() {
 		server.stop();
 		long start = System.nanoTime();
-		assertThatThrownBy(() -> template.tryAcquire("down", LockOptions.builder().timeout(Duration.ofSeconds(5)).build()))
+		assertThatThrownBy(() -> template.tryAcquire("down", LockOptions.builder().timeout(LONG).build()))
 			.isInstanceOf(LockStoreException.class)
 			.hasMessageContaining("'down'")
 			.hasRootCauseInstanceOf(MongoException.class);
@@ -80,7 +58,7 @@ class MongoLockProviderFailureTest {
 
 	@Test
 	void releaseWithTheServerStoppedFailsFastWithAReleaseErrorAndTheLockSurvivesARestart() {
-		LockHandle handle = template.acquire("held", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
+		LockHandle handle = template.acquire("held", LockOptions.builder().timeout(LONG).build());
 		server.stop();
 		long start = System.nanoTime();
 		assertThatThrownBy(handle::release).isInstanceOf(LockReleaseException.class)
@@ -92,62 +70,89 @@ class MongoLockProviderFailureTest {
 
 		server.restart();
 		assertThat(provider.isLocked("held")).isTrue();
-		assertThat(template.tryAcquire("held", LockOptions.builder().timeout(Duration.ofSeconds(30)).build()))
-			.isEmpty();
+		assertThat(template.tryAcquire("held", LockOptions.builder().timeout(LONG).build())).isEmpty();
 	}
 
 	@Test
-	void extendWithTheServerStoppedIsAnExtendErrorCausedByTheStore() {
-		LockHandle handle = template.acquire("ext", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
+	void extendWithTheServerStoppedFailsFastWithAnExtendErrorCausedByTheStore() {
+		LockHandle handle = template.acquire("ext", LockOptions.builder().timeout(LONG).build());
 		server.stop();
-		assertThatThrownBy(() -> handle.extend(Duration.ofSeconds(30))).isInstanceOf(LockExtendException.class)
+		long start = System.nanoTime();
+		assertThatThrownBy(() -> handle.extend(LONG)).isInstanceOf(LockExtendException.class)
 			.hasCauseInstanceOf(LockStoreException.class);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FAIL_FAST_BOUND);
 	}
 
 	@Test
-	void aStaleHolderGetsTypedErrorsAndLeavesTheStoreUntouched() throws Exception {
-		LockHandle stale = template.acquire("stale", LockOptions.builder().timeout(Duration.ofMillis(150)).build());
-		Thread.sleep(400);
-		assertThatThrownBy(() -> stale.extend(Duration.ofSeconds(30))).isInstanceOf(LockExtendException.class)
-			.hasMessageContaining("'stale'");
-		assertThatThrownBy(stale::release).isInstanceOf(LockReleaseException.class).hasMessageContaining("'stale'");
-		Document document = server.template().getCollection("distributed_locks").find(new Document("_id", "stale"))
-			.first();
-		assertThat(document).isNotNull();
-		assertThat(document.getLong("seq")).isEqualTo(1L);
-		assertThat(provider.isLocked("stale")).isFalse();
+	void anInsertFailingForAnyReasonButADuplicateKeyIsAStoreError() {
+		// The server stops right after the update of an existing document found nothing, so the insert fails.
+		try (StopAfterFindAndModify stopping = new StopAfterFindAndModify()) {
+			stopping.arm();
+			assertThatThrownBy(() -> stopping.provider.tryAcquire(request("absent", LONG, LockMode.EXCLUSIVE)))
+				.isInstanceOf(LockStoreException.class)
+				.hasMessageStartingWith("Mongo lock store failed to acquire for 'absent'")
+				.cause()
+				.isInstanceOfSatisfying(MongoException.class,
+						ex -> assertThat(MongoErrors.isDuplicateKey(ex)).isFalse());
+		}
+		server.restart();
+		assertThat(document("absent")).isNull();
 	}
 
 	@Test
-	void eightThreadsRacingOnAnAbsentKeyYieldExactlyOneHolderAndNoException() throws Exception {
-		int threads = 8;
-		ExecutorService executor = Executors.newFixedThreadPool(threads);
-		try {
-			for (int round = 0; round < 5; round++) {
-				String key = "race-" + round;
-				CyclicBarrier barrier = new CyclicBarrier(threads);
-				List<Future<Optional<Lease>>> attempts = new ArrayList<>();
-				for (int t = 0; t < threads; t++) {
-					attempts.add(executor.submit(() -> {
-						barrier.await(10, TimeUnit.SECONDS);
-						return provider.tryAcquire(new LockRequest(key, UUID.randomUUID().toString(),
-								Duration.ofSeconds(30), LockMode.EXCLUSIVE, 1, OWNER));
-					}));
-				}
-				List<Lease> winners = new ArrayList<>();
-				for (Future<Optional<Lease>> attempt : attempts) {
-					attempt.get(30, TimeUnit.SECONDS).ifPresent(winners::add); // get() rethrows anything that escaped
-				}
-				assertThat(winners).as("holders of %s", key).hasSize(1);
-				Document document = server.template().getCollection("distributed_locks")
-					.find(new Document("_id", key)).first();
-				assertThat(document.getLong("seq")).isEqualTo(1L);
-				assertThat(document.getString("token")).isEqualTo(winners.get(0).token());
+	void aSharedGrantWhosePruningFailsIsStillGrantedAndKeepsTheExpiredHolders() {
+		try (StopAfterFindAndModify stopping = new StopAfterFindAndModify()) {
+			Document expire = new Document();
+			for (int i = 0; i < 2; i++) {
+				Lease holder = stopping.provider.tryAcquire(request("s", LONG, LockMode.SHARED)).orElseThrow();
+				expire.append("shared." + LockDocuments.holderField(holder.token()) + ".leaseMs", 0L);
 			}
+			// Both leases ended by the server's clock, so the next shared grant prunes them, in a second command.
+			server.template().getCollection(MongoLockSettings.DEFAULT_COLLECTION)
+				.updateOne(new Document("_id", "s"), new Document("$set", expire));
+			stopping.arm();
+			Lease granted = stopping.provider.tryAcquire(request("s", LONG, LockMode.SHARED)).orElseThrow();
+			assertThat(granted.key()).isEqualTo("s");
 		}
-		finally {
-			executor.shutdownNow();
+		server.restart();
+		assertThat(document("s").get("shared", Document.class)).hasSize(3);
+		assertThat(document("s").getLong("seq")).isEqualTo(3L);
+	}
+
+	/**
+	 * A provider on its own client that stops the server once the next {@code findAndModify} has succeeded, so
+	 * the command after it, in the same acquire, fails.
+	 */
+	private final class StopAfterFindAndModify implements AutoCloseable {
+
+		private final AtomicBoolean armed = new AtomicBoolean();
+
+		private final MongoClient client = server.newClient(builder -> builder.addCommandListener(new Stopper()));
+
+		private final MongoLockProvider provider = new MongoLockProvider(
+				new MongoTemplate(client, server.database()), MongoLockSettings.defaults());
+
+		void arm() {
+			armed.set(true);
 		}
+
+		private final class Stopper implements CommandListener {
+
+			@Override
+			public void commandSucceeded(CommandSucceededEvent event) {
+				if ("findAndModify".equals(event.getCommandName()) && armed.compareAndSet(true, false)) {
+					server.stop();
+				}
+			}
+
+		}
+
+		@Override
+		public void close() {
+			provider.close();
+			client.close();
+		}
+
 	}
 
 }

@@ -81,6 +81,14 @@ class MongoLockRoundTripTest {
 	}
 
 	@Test
+	void purgeReadsTheServersNowThenDeletesAndStopsAtTheReadOnAnEmptyCollection() {
+		assertThat(during(() -> assertThat(provider.purge()).isZero())).as("empty collection")
+			.containsExactly("aggregate");
+		provider.tryAcquire(request("held", LockMode.EXCLUSIVE)).orElseThrow();
+		assertThat(during(() -> assertThat(provider.purge()).isZero())).containsExactly("aggregate", "delete");
+	}
+
+	@Test
 	void sharedGrantsAreOneCommandUnlessExpiredHoldersArePruned() {
 		provider.tryAcquire(request("s1", LockMode.SHARED)).orElseThrow();
 		Lease[] second = new Lease[1];

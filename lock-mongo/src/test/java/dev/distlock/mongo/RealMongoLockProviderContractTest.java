@@ -4,7 +4,6 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
@@ -13,7 +12,9 @@ import dev.distlock.core.testkit.LockProviderContractTest;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
 /**
- * The same contract kit against a real MongoDB named by {@code MONGODB_URI}; skipped, saying so, when it is unset.
+ * The same contract kit against a real MongoDB named by {@code MONGODB_URI} (e.g.
+ * {@code mongodb://localhost:27017/?replicaSet=rs0}, MongoDB 5.0+), in a database of its own that is dropped
+ * afterwards; skipped, saying so, when the variable is unset.
  */
 @EnabledIfEnvironmentVariable(named = MongoTestServer.URI_VARIABLE, matches = ".+",
 		disabledReason = "MONGODB_URI is not set: the real-MongoDB contract run is skipped")
@@ -23,11 +24,7 @@ class RealMongoLockProviderContractTest extends LockProviderContractTest {
 
 	@BeforeAll
 	static void connect() {
-		// Assumed once for the class: the kit's own @BeforeEach would otherwise run before any per-test assumption.
-		Assumptions.assumeTrue(MongoTestServer.realServerUri() != null,
-				"MONGODB_URI is not set: the real-MongoDB contract run is skipped (set it, e.g. "
-						+ "mongodb://localhost:27017/?replicaSet=rs0, to run the kit against MongoDB 5.0+)");
-		server = MongoTestServer.start();
+		server = MongoTestServer.startReal();
 	}
 
 	@AfterAll
@@ -39,7 +36,8 @@ class RealMongoLockProviderContractTest extends LockProviderContractTest {
 
 	@Override
 	protected LockProvider createProvider() {
-		MongoLockProvider provider = new MongoLockProvider(Objects.requireNonNull(server).template(), MongoLockSettings.defaults());
+		MongoLockProvider provider = new MongoLockProvider(Objects.requireNonNull(server).template(),
+				MongoLockSettings.defaults());
 		provider.start();
 		return provider;
 	}

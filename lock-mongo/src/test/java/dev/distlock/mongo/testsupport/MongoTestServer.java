@@ -2,6 +2,7 @@ package dev.distlock.mongo.testsupport;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -66,11 +67,25 @@ public final class MongoTestServer implements AutoCloseable {
 	 */
 	public static MongoTestServer start() {
 		String uri = realServerUri();
-		String database = "distlock_test_" + UUID.randomUUID().toString().substring(0, 8);
+		String database = uniqueDatabase();
 		if (uri != null) {
 			return new MongoTestServer(null, null, null, uri, database);
 		}
 		return startInProcess(database);
+	}
+
+	/**
+	 * Connects to the real server named by {@code MONGODB_URI}, in a database unique to this instance that
+	 * {@link #close()} drops; for test classes enabled only when that variable is set.
+	 * @throws NullPointerException if {@code MONGODB_URI} is not set
+	 */
+	public static MongoTestServer startReal() {
+		String uri = Objects.requireNonNull(realServerUri(), URI_VARIABLE + " is not set: there is no real server");
+		return new MongoTestServer(null, null, null, uri, uniqueDatabase());
+	}
+
+	private static String uniqueDatabase() {
+		return "distlock_test_" + UUID.randomUUID().toString().substring(0, 8);
 	}
 
 	/**
