@@ -120,9 +120,11 @@ public @interface DistributedLock {
 	boolean shared() default false;
 
 	/**
-	 * How many holders a shared lock admits; 0 means no limit. Only for {@link #shared()} locks.
+	 * How many holders a shared lock admits, at least 1; the default admits any number. Only for {@link #shared()}
+	 * locks. A value below 1 fails startup with {@link dev.distlock.core.InvalidLockOptionException} naming
+	 * {@code maxConcurrent}.
 	 */
-	int maxConcurrent() default 0;
+	int maxConcurrent() default Integer.MAX_VALUE;
 
 	/**
 	 * The minimum hold in {@link #timeUnit()}: after a fast method returns, the lock stays held until this time has

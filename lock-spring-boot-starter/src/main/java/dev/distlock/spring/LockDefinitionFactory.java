@@ -104,9 +104,9 @@ final class LockDefinitionFactory {
 		}
 		if (lock.shared()) {
 			// 0 means a plain read lock: any number of readers, excluded only by a writer.
-			builder.shared(lock.maxConcurrent() == 0 ? Integer.MAX_VALUE : lock.maxConcurrent());
+			builder.shared(lock.maxConcurrent());
 		}
-		else if (lock.maxConcurrent() != 0) {
+		else if (lock.maxConcurrent() != Integer.MAX_VALUE) {
 			throw new LockAnnotationException(method, "maxConcurrent applies to shared locks only; set shared = true",
 					null);
 		}

@@ -175,18 +175,18 @@ class BadInputCatalogueTest {
 				argumentSet("maxWaitString = \"-1s\"", NegativeMaxWaitConfig.class, "maxWait"),
 				argumentSet("retriesString = \"-1\"", NegativeRetriesConfig.class, "retries"),
 				argumentSet("backoffMultiplier = 0.5", LowMultiplierConfig.class, "backoffMultiplier"),
+				argumentSet("shared, maxConcurrent = 0", ZeroMaxConcurrentConfig.class, "maxConcurrent"),
 				argumentSet("shared, maxConcurrent = -1", LowMaxConcurrentConfig.class, "maxConcurrent"));
 	}
 
-	// maxConcurrent = 0, the boundary. On the annotation 0 is the attribute's default and documented as "no limit",
-	// so it is accepted and admits any number of readers; through LockOptions, where no such default exists, it is
-	// an error.
+	// maxConcurrent = 0, the boundary, fails on the annotation (above) and through LockOptions (below); leaving the
+	// attribute out admits any number of readers.
 
 	@Test
-	void sharedMaxConcurrentZeroOnTheAnnotationMeansNoLimit() {
-		runner.withUserConfiguration(ZeroMaxConcurrentConfig.class).run(context -> {
+	void sharedWithoutMaxConcurrentOnTheAnnotationAdmitsAnyNumberOfReaders() {
+		runner.withUserConfiguration(UnlimitedSharedConfig.class).run(context -> {
 			assertThat(context).hasNotFailed();
-			ZeroMaxConcurrentService service = context.getBean(ZeroMaxConcurrentService.class);
+			UnlimitedSharedService service = context.getBean(UnlimitedSharedService.class);
 			int readers = 3;
 			CountDownLatch allInside = new CountDownLatch(readers);
 			List<Thread> threads = new ArrayList<>();
@@ -443,8 +443,16 @@ class BadInputCatalogueTest {
 
 	static class ZeroMaxConcurrentService {
 
-		// Returns whether every reader got inside while this one was; a limit of 1 would keep them out until timeout.
 		@DistributedLock(key = "'k'", shared = true, maxConcurrent = 0)
+		public void run() {
+		}
+
+	}
+
+	static class UnlimitedSharedService {
+
+		// Returns whether every reader got inside while this one was; a limit of 1 would keep them out until timeout.
+		@DistributedLock(key = "'k'", shared = true)
 		public boolean run(CountDownLatch allInside) {
 			allInside.countDown();
 			try {
@@ -602,6 +610,16 @@ class BadInputCatalogueTest {
 		@Bean
 		ZeroMaxConcurrentService service() {
 			return new ZeroMaxConcurrentService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnlimitedSharedConfig {
+
+		@Bean
+		UnlimitedSharedService service() {
+			return new UnlimitedSharedService();
 		}
 
 	}
