@@ -51,6 +51,14 @@ public abstract class LockProviderContractTest {
 	/** Longer than {@link #SHORT}, with margin for a busy machine. */
 	protected static final Duration PAST_SHORT = Duration.ofMillis(600);
 
+	/**
+	 * A lease to extend before it ends: long enough that a thread descheduled on a busy machine still extends in time.
+	 */
+	protected static final Duration MEDIUM = Duration.ofSeconds(1);
+
+	/** Longer than {@link #MEDIUM}, with margin for a busy machine. */
+	protected static final Duration PAST_MEDIUM = Duration.ofMillis(1_500);
+
 	/** A lease that never runs out within a test. */
 	protected static final Duration LONG = Duration.ofSeconds(30);
 
@@ -165,9 +173,9 @@ public abstract class LockProviderContractTest {
 	// 6
 	@Test
 	void extendKeepsTheLockPastItsOriginalLease() throws Exception {
-		LockHandle handle = template.acquire("a", lease(SHORT));
+		LockHandle handle = template.acquire("a", lease(MEDIUM));
 		handle.extend(LONG);
-		Thread.sleep(PAST_SHORT.toMillis());
+		Thread.sleep(PAST_MEDIUM.toMillis());
 		assertThat(template.isLocked("a")).isTrue();
 		assertThat(newTemplate().tryAcquire("a", lease(LONG))).isEmpty();
 		assertThat(handle.remaining()).isGreaterThan(Duration.ofSeconds(25));
@@ -261,9 +269,9 @@ public abstract class LockProviderContractTest {
 
 	@Test
 	void groupExtendsTogether() throws Exception {
-		LockGroup group = template.acquireAll(List.of("g1", "g2"), lease(SHORT));
+		LockGroup group = template.acquireAll(List.of("g1", "g2"), lease(MEDIUM));
 		group.extend(LONG);
-		Thread.sleep(PAST_SHORT.toMillis());
+		Thread.sleep(PAST_MEDIUM.toMillis());
 		assertThat(group.isHeld()).isTrue();
 		assertThat(template.isLocked("g1") && template.isLocked("g2")).isTrue();
 		group.close();
