@@ -105,8 +105,14 @@ final class LockDocuments {
 		Document room = request.shared()
 				? new Document("$lt", List.of(liveSharedCount(0), request.maxConcurrent()))
 				: new Document("$eq", List.of(liveSharedCount(0), 0));
-		return new Document(ID, request.key()).append("$expr",
-				new Document("$and", List.of(exclusiveExpired, room)));
+		// Plain predicates first: a released document has no token (only an exclusive grant sets one; release, forced
+		// release and shared grants unset it), and one nobody shares has an empty holder map. They decide the common
+		// case by index-free equality; the $expr on the server's clock decides only when a holder is recorded.
+		Document noExclusive = new Document("$or", List.of(new Document(TOKEN, new Document("$exists", false)),
+				new Document("$expr", exclusiveExpired)));
+		Document sharedRoom = new Document("$or", List.of(new Document(SHARED, new Document()),
+				new Document("$expr", room)));
+		return new Document(ID, request.key()).append("$and", List.of(noExclusive, sharedRoom));
 	}
 
 	/**
