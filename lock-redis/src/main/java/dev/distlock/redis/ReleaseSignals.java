@@ -26,9 +26,12 @@ import dev.distlock.core.spi.ReleaseNotifier;
  * Release signals for waiters: one shared pub/sub connection per provider, opened on the first watch, with one
  * reference-counted subscription per watched channel. A channel nobody watches stays subscribed for a linger period,
  * so a key that is contended again and again is not re-subscribed (a round trip) and unsubscribed per wait; a sweep on
- * the Lettuce client's own event executor unsubscribes channels idle longer than that. Every watch is also bounded by the remaining lease the last
- * refused attempt reported, so a holder that dies without releasing wakes its waiters when its lease runs out. Without
- * a connection supplier (pub/sub off, or a non-Lettuce factory) watches only apply that bound: polling.
+ * the Lettuce client's own event executor unsubscribes channels idle longer than that. Every watch is also bounded by
+ * the remaining lease the last refused attempt reported, so a holder that dies without releasing wakes its waiters
+ * when its lease runs out. Without a connection supplier (pub/sub off, or a non-Lettuce factory) watches only apply
+ * that bound: polling.
+ * <p>A watch for a queued acquisition (see {@link HandOff}) also holds a reference on this client's grant channel, where
+ * a release that hands the lock over names the waiter's owner token; such a message wakes that waiter alone.
  */
 final class ReleaseSignals implements ReleaseNotifier, AutoCloseable {
 

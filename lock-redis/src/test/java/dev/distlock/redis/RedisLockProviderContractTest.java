@@ -15,7 +15,8 @@ class RedisLockProviderContractTest extends LockProviderContractTest {
 
 	private static RedisServerProcess server;
 
-	private static LettuceConnectionFactory factory;
+	/** The factory every provider of the class uses; its server is private to the test class. */
+	protected static LettuceConnectionFactory factory;
 
 	@BeforeAll
 	static void startServer() {
@@ -31,7 +32,14 @@ class RedisLockProviderContractTest extends LockProviderContractTest {
 
 	@Override
 	protected LockProvider createProvider() {
-		return new RedisLockProvider(factory, RedisLockSettings.defaults());
+		return new RedisLockProvider(factory, settings());
+	}
+
+	/**
+	 * The settings the providers run with; a subclass runs the kit with others.
+	 */
+	protected RedisLockSettings settings() {
+		return RedisLockSettings.defaults();
 	}
 
 	@Override
