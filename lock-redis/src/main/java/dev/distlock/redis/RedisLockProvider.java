@@ -118,7 +118,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		String stay = handOff != null ? QUEUE_STAY_MILLIS : "0";
 		String attempt = handOff != null ? String.valueOf(handOff.queuedAttempt(System.nanoTime())) : "0";
 		List<?> result = call(key, "acquire", () -> scripts.run(RedisScripts.ACQUIRE,
-				List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
+				exclusiveKeys(key),
 				List.of(request.token(), millis(request.lease()), request.owner().owner(), request.owner().host(), stay,
 						attempt, signals.grantChannel())));
 		long outcome = number(result, 0);
@@ -252,7 +252,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		Long released = call(key, "release", () -> shared
 				? scripts.run(RedisScripts.RELEASE_SHARED, List.of(keys.lock(key)), List.of(token, channel))
 				: scripts.run(RedisScripts.RELEASE,
-						List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
+						exclusiveKeys(key),
 						List.of(token, channel, "0")));
 		return released != null && released == 1;
 	}
@@ -264,7 +264,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	private void cancelWait(String key, String token) {
 		try {
 			scripts.run(RedisScripts.RELEASE,
-					List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
+					exclusiveKeys(key),
 					List.of(token, keys.channel(key), "1"));
 		}
 		catch (RuntimeException ex) {
@@ -288,6 +288,13 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		catch (DataAccessException | RedisException ex) {
 			throw new LockStoreException(key, "Redis could not " + what + " lock '" + key + "': " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * The Redis keys the exclusive acquire and release scripts touch: lock, fence hash, waiter queue and entries.
+	 */
+	private List<String> exclusiveKeys(String key) {
+		return List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key));
 	}
 
 	private static long number(@Nullable List<?> result, int index) {
