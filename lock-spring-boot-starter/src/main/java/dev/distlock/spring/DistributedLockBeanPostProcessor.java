@@ -1,15 +1,19 @@
 package dev.distlock.spring;
 
+import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.util.ClassUtils;
@@ -22,7 +26,8 @@ import dev.distlock.core.LockTemplate;
  * {@code @ConcurrencyLimit} post-processors do. By default the lock advisor goes before existing advisors, so the
  * lock wraps {@code @Transactional}: taken before the transaction begins, released after it commits or rolls back.
  * Once all singletons exist, every annotated method's definition is built, so a bad key expression or attribute
- * fails startup naming the method.
+ * fails startup naming the method: for the beans created so far, and for lazy and prototype beans, whose classes are
+ * read from their bean definitions without creating them.
  */
 public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
 		implements SmartInitializingSingleton {
@@ -34,6 +39,8 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	private final Set<Class<?>> lockedClasses = ConcurrentHashMap.newKeySet();
 
 	private DistributedLockInterceptor interceptor;
+
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	/**
 	 * A post-processor taking locks through the template.
@@ -52,6 +59,7 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) {
 		super.setBeanFactory(beanFactory);
+		this.beanFactory = beanFactory instanceof ConfigurableListableBeanFactory listable ? listable : null;
 		ConfigurableBeanFactory configurable = (ConfigurableBeanFactory) beanFactory;
 		this.interceptor = new DistributedLockInterceptor(template, new EmbeddedValueResolver(configurable),
 				beanReferences ? new BeanFactoryResolver(beanFactory) : null);
@@ -68,13 +76,15 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	}
 
 	/**
-	 * Validates every annotated method of the beans proxied so far.
+	 * Validates every annotated method of the beans proxied so far and of the lazy and prototype beans not yet created.
 	 * @throws LockAnnotationException naming the first invalid method
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
 		DistributedLockPointcut pointcut = new DistributedLockPointcut();
-		for (Class<?> lockedClass : lockedClasses) {
+		Set<Class<?>> classes = new LinkedHashSet<>(lockedClasses);
+		classes.addAll(classesCreatedLater());
+		for (Class<?> lockedClass : classes) {
 			Class<?> userClass = ClassUtils.getUserClass(lockedClass);
 			for (var method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
 				if (pointcut.matches(method, userClass)) {
@@ -82,6 +92,28 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 				}
 			}
 		}
+	}
+
+	/**
+	 * The classes of lazy and non-singleton beans, from their definitions: eager singletons have all passed through
+	 * {@link #postProcessAfterInitialization} by now, the others may be created long after startup, or never.
+	 */
+	private Set<Class<?>> classesCreatedLater() {
+		Set<Class<?>> classes = new LinkedHashSet<>();
+		if (beanFactory == null) {
+			return classes;
+		}
+		for (String name : beanFactory.getBeanDefinitionNames()) {
+			BeanDefinition definition = beanFactory.getBeanDefinition(name);
+			if (definition.isAbstract() || (definition.isSingleton() && !definition.isLazyInit())) {
+				continue;
+			}
+			Class<?> type = beanFactory.getType(name, false); // never instantiates a bean or a FactoryBean
+			if (type != null) {
+				classes.add(type);
+			}
+		}
+		return classes;
 	}
 
 }

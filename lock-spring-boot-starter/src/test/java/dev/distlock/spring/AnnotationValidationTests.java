@@ -8,6 +8,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.context.annotation.Scope;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.PropertyPlaceholderHelper;
 
@@ -111,6 +113,104 @@ class AnnotationValidationTests {
 		LockDefinitionFactory factory = new LockDefinitionFactory(new SpelExpressionParser(),
 				text -> placeholders.replacePlaceholders(text, Map.of("renew", renew)::get), null);
 		return factory.create(method, Renewals.class, method.getAnnotation(DistributedLock.class), defaults);
+	}
+
+	@Test
+	void aLazyBeansBadKeyFailsStartupThoughTheBeanIsNotCreated() {
+		assertDefinitionFailure(LazyBadKey.class, "LazyBadKeyService.run(String)", "#orderId");
+	}
+
+	@Test
+	void aPrototypeBeansBadKeyFailsStartup() {
+		assertDefinitionFailure(PrototypeBadKey.class, "PrototypeBadKeyService.run(String)", "#orderId");
+	}
+
+	@Test
+	void validatingALazyBeanDoesNotCreateIt() {
+		LazyGoodKey.created = 0;
+		runner.withUserConfiguration(LazyGoodKeyConfig.class).run(context -> {
+			assertThat(context).hasNotFailed();
+			assertThat(LazyGoodKey.created).isZero();
+			assertThat(context.getBean(LazyGoodKey.class).run("7")).isEqualTo("ran 7");
+			assertThat(LazyGoodKey.created).isEqualTo(1);
+		});
+	}
+
+	private void assertDefinitionFailure(Class<?> configuration, String method, String detail) {
+		runner.withUserConfiguration(configuration).run(context -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			while (failure != null && !(failure instanceof LockAnnotationException)) {
+				failure = failure.getCause();
+			}
+			assertThat(failure).isInstanceOf(LockAnnotationException.class)
+				.hasMessageContaining(method)
+				.hasMessageContaining(detail);
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LazyBadKey {
+
+		@Bean
+		@Lazy
+		LazyBadKeyService lazyService() {
+			return new LazyBadKeyService();
+		}
+
+	}
+
+	static class LazyBadKeyService {
+
+		@DistributedLock(key = "'order:' + #orderId")
+		public void run(String id) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PrototypeBadKey {
+
+		@Bean
+		@Scope("prototype")
+		PrototypeBadKeyService prototypeService() {
+			return new PrototypeBadKeyService();
+		}
+
+	}
+
+	static class PrototypeBadKeyService {
+
+		@DistributedLock(key = "'order:' + #orderId")
+		public void run(String id) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LazyGoodKeyConfig {
+
+		@Bean
+		@Lazy
+		LazyGoodKey lazyGoodKey() {
+			return new LazyGoodKey();
+		}
+
+	}
+
+	static class LazyGoodKey {
+
+		static volatile int created;
+
+		LazyGoodKey() {
+			created++;
+		}
+
+		@DistributedLock(key = "'order:' + #id")
+		public String run(String id) {
+			return "ran " + id;
+		}
+
 	}
 
 	private void assertFailure(Class<?> bean, String method, String detail) {
