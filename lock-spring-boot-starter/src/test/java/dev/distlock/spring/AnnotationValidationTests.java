@@ -137,16 +137,7 @@ class AnnotationValidationTests {
 	}
 
 	private void assertDefinitionFailure(Class<?> configuration, String method, String detail) {
-		runner.withUserConfiguration(configuration).run(context -> {
-			assertThat(context).hasFailed();
-			Throwable failure = context.getStartupFailure();
-			while (failure != null && !(failure instanceof LockAnnotationException)) {
-				failure = failure.getCause();
-			}
-			assertThat(failure).isInstanceOf(LockAnnotationException.class)
-				.hasMessageContaining(method)
-				.hasMessageContaining(detail);
-		});
+		assertStartupFails(runner.withUserConfiguration(configuration), method, detail);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -214,18 +205,21 @@ class AnnotationValidationTests {
 	}
 
 	private void assertFailure(Class<?> bean, String method, String detail) {
-		runner.withUserConfiguration(Beans.class)
-			.withPropertyValues("bean=" + bean.getName())
-			.run(context -> {
-				assertThat(context).hasFailed();
-				Throwable failure = context.getStartupFailure();
-				while (failure != null && !(failure instanceof LockAnnotationException)) {
-					failure = failure.getCause();
-				}
-				assertThat(failure).isInstanceOf(LockAnnotationException.class)
-					.hasMessageContaining(method)
-					.hasMessageContaining(detail);
-			});
+		assertStartupFails(runner.withUserConfiguration(Beans.class).withPropertyValues("bean=" + bean.getName()),
+				method, detail);
+	}
+
+	private static void assertStartupFails(ApplicationContextRunner contextRunner, String method, String detail) {
+		contextRunner.run(context -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			while (failure != null && !(failure instanceof LockAnnotationException)) {
+				failure = failure.getCause();
+			}
+			assertThat(failure).isInstanceOf(LockAnnotationException.class)
+				.hasMessageContaining(method)
+				.hasMessageContaining(detail);
+		});
 	}
 
 	@Configuration(proxyBeanMethods = false)
