@@ -2,7 +2,9 @@ package dev.distlock.autoconfigure.actuate;
 
 import java.lang.reflect.Method;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.springframework.util.ClassUtils;
@@ -28,6 +30,9 @@ final class LockTags {
 	private final Supplier<LockTemplate> template;
 
 	private final LockKeyTag keyTag;
+
+	/** {@code ClassName.methodName} per annotated method, built once: every acquire of the method asks for it. */
+	private final Map<Method, String> methodNames = new ConcurrentHashMap<>();
 
 	/**
 	 * Tags for the template's events. The template is looked up on the first event: it is built with the listeners,
@@ -60,9 +65,8 @@ final class LockTags {
 	Site site(String key) {
 		Optional<Method> method = LockContext.acquiringMethod();
 		if (method.isPresent()) {
-			Method locked = method.get();
-			return new Site(LockKeyTag.NONE,
-					ClassUtils.getUserClass(locked.getDeclaringClass()).getSimpleName() + "." + locked.getName());
+			return new Site(LockKeyTag.NONE, methodNames.computeIfAbsent(method.get(),
+					locked -> ClassUtils.getUserClass(locked.getDeclaringClass()).getSimpleName() + "." + locked.getName()));
 		}
 		return new Site(keyPrefix(key), LockKeyTag.NONE);
 	}
