@@ -7,12 +7,16 @@ public class InvalidLockOptionException extends DistributedLockException {
 
 	private final String option;
 
+	private final String detail;
+
 	/**
 	 * Creates the error for the named option.
+	 * @param detail what is wrong with the value, such as {@code must be positive, was PT-5S}
 	 */
-	public InvalidLockOptionException(String option, String message) {
-		super(null, "Invalid lock option '" + option + "': " + message, null);
+	public InvalidLockOptionException(String option, String detail) {
+		super(null, "Invalid lock option '" + option + "': " + detail, null);
 		this.option = option;
+		this.detail = detail;
 	}
 
 	/**
@@ -20,6 +24,13 @@ public class InvalidLockOptionException extends DistributedLockException {
 	 */
 	public String option() {
 		return option;
+	}
+
+	/**
+	 * What is wrong with the value, without the option's name.
+	 */
+	public String detail() {
+		return detail;
 	}
 
 }

@@ -24,7 +24,7 @@ public class LockAcquisitionException extends DistributedLockException {
 	/**
 	 * Creates the error with its own message.
 	 */
-	protected LockAcquisitionException(String key, String message, int attempts, Duration waited,
+	public LockAcquisitionException(String key, String message, int attempts, Duration waited,
 			@Nullable Throwable cause) {
 		super(key, message, cause);
 		this.attempts = attempts;

@@ -44,7 +44,7 @@ public interface LockHandle extends AutoCloseable {
 	Instant acquiredAt();
 
 	/**
-	 * How long the caller waited to acquire it (lua-resty-lock's elapsed).
+	 * How long the caller waited to acquire it, from its first attempt to the grant.
 	 */
 	Duration waited();
 

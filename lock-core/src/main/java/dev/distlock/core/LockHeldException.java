@@ -3,7 +3,7 @@ package dev.distlock.core;
 import java.time.Duration;
 
 /**
- * {@link LockTemplate#awaitFree} ran out of retries while the key was still held (redislock's LockHeldError).
+ * {@link LockTemplate#awaitFree} ran out of retries while the key was still held.
  */
 public class LockHeldException extends LockAcquisitionException {
 

@@ -1,7 +1,7 @@
 package dev.distlock.core;
 
 /**
- * How a lock is held, after mongo-lock's exclusive and shared locks.
+ * How a lock is held: by one holder alone, or shared by up to a limit of holders.
  */
 public enum LockMode {
 

@@ -106,6 +106,20 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		return backOff;
 	}
 
+	/**
+	 * Checks a duration a caller passes outside the options, such as an extension: between 1 ms and 365 days.
+	 * @throws InvalidLockOptionException naming the option otherwise
+	 */
+	public static void checkDuration(String option, @Nullable Duration value) {
+		positive(option, value);
+		if (value.compareTo(Duration.ofMillis(1)) < 0) {
+			throw new InvalidLockOptionException(option, "must be at least 1 ms, was " + value);
+		}
+		if (value.compareTo(Duration.ofDays(365)) > 0) {
+			throw new InvalidLockOptionException(option, "must be at most 365 days, was " + value);
+		}
+	}
+
 	private static void positive(String option, @Nullable Duration value) {
 		if (value == null) {
 			throw new InvalidLockOptionException(option, "must not be null");

@@ -10,19 +10,16 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.OwnerTokens;
-import dev.distlock.core.internal.WaitLoop;
-import dev.distlock.core.spi.Lease;
+import dev.distlock.core.internal.StoreCalls;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
-import dev.distlock.core.spi.ReleaseNotifier;
+import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.StatusQuery;
 
 /**
@@ -30,8 +27,6 @@ import dev.distlock.core.spi.StatusQuery;
  * retries, backoff, groups and renewal happen here, once, for every provider. Thread-safe; share one per application.
  */
 public final class LockTemplate implements AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(LockTemplate.class);
 
 	private final LockProvider provider;
 
@@ -43,14 +38,20 @@ public final class LockTemplate implements AutoCloseable {
 
 	private final LongSupplier nanoClock = System::nanoTime;
 
+	private final StoreCalls store;
+
 	private final HandleRegistry handles;
+
+	private final LockAcquirer acquirer;
 
 	private LockTemplate(Builder builder) {
 		this.provider = builder.provider;
 		this.defaults = builder.defaults;
 		this.keyPrefix = builder.keyPrefix;
 		this.owner = builder.owner;
-		this.handles = new HandleRegistry(builder.listeners, builder.scheduler, nanoClock);
+		this.store = new StoreCalls(provider.name());
+		this.handles = new HandleRegistry(builder.listeners, builder.scheduler, store, nanoClock);
+		this.acquirer = new LockAcquirer(provider, store, handles, nanoClock);
 	}
 
 	/**
@@ -142,11 +143,11 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * Whether the key is currently held by anyone (redislock's {@code check}).
+	 * Whether the key is currently held by anyone, exclusively or shared. Takes no lock.
 	 */
 	public boolean isLocked(String key) {
 		String fullKey = fullKey(key);
-		return guard(fullKey, () -> provider.isLocked(fullKey));
+		return store.call(fullKey, "check", () -> provider.isLocked(fullKey));
 	}
 
 	/**
@@ -154,16 +155,11 @@ public final class LockTemplate implements AutoCloseable {
 	 * @throws LockHeldException if it was still held after the last check
 	 */
 	public void awaitFree(String key, LockOptions options) {
-		String fullKey = fullKey(key);
-		WaitLoop.Outcome<Boolean> outcome = WaitLoop.run(fullKey, options, notifier(), nanoClock,
-				(attempt, loop) -> guard(fullKey, () -> provider.isLocked(fullKey)) ? null : Boolean.TRUE);
-		if (outcome.value() == null) {
-			throw new LockHeldException(fullKey, outcome.attempts(), outcome.waited());
-		}
+		acquirer.awaitFree(fullKey(key), options);
 	}
 
 	/**
-	 * The cache-stampede pattern of lua-resty-lock: read the cache; on a miss take the lock, read again (another caller
+	 * The cache-stampede pattern: read the cache; on a miss take the lock, read again (another caller
 	 * may have filled it meanwhile), and only then compute and write, so one caller computes while the rest wait.
 	 * A lock that stays held throws {@link LockAcquisitionException} whatever {@link LockOptions#onFailure()} says:
 	 * there is no value to return.
@@ -208,7 +204,34 @@ public final class LockTemplate implements AutoCloseable {
 		if (!(provider instanceof LockStatusSource source)) {
 			throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no status query");
 		}
-		return guard(query.keyPrefix(), () -> source.status(query));
+		return store.call(query.keyPrefix(), "read the status of", () -> source.status(query));
+	}
+
+	/**
+	 * Deletes a lock whoever holds it, for operators clearing a lock whose holder is gone for good. Dangerous: a live
+	 * holder keeps running without its lock, so only fencing tokens still protect the resource.
+	 * @param storeKey the key as {@link #status(StatusQuery)} lists it, this template's prefix included
+	 * @return whether the store had the lock and removed it
+	 * @throws UnsupportedOperationException if the provider has no forced release
+	 */
+	public boolean forceRelease(String storeKey) {
+		if (!(provider instanceof LockStatusSource source)) {
+			throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no forced release");
+		}
+		String key = LockKeys.validate(storeKey);
+		return store.call(key, "force-release", () -> source.forceRelease(key));
+	}
+
+	/**
+	 * Sends one cheap request to the store and returns how long it took, for health checks; empty when the provider
+	 * has no ping.
+	 * @throws LockStoreException if the store cannot be reached
+	 */
+	public Optional<Duration> ping() {
+		if (!(provider instanceof StoreHealth health)) {
+			return Optional.empty();
+		}
+		return Optional.of(store.call(null, "ping", health::ping));
 	}
 
 	/** The provider behind this template. */
@@ -235,17 +258,7 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	private Optional<LockHandle> tryAcquire(String key, LockOptions options, boolean skip) {
-		String fullKey = fullKey(key);
-		LockRequest request = request(fullKey, OwnerTokens.next(), options);
-		ReleaseNotifier notifier = notifier();
-		ReleaseNotifier watcher = notifier != null ? new RequestWatcher(notifier, request) : null;
-		WaitLoop.Outcome<LockHandle> outcome = reportingStoreErrors(fullKey, options,
-				() -> WaitLoop.run(fullKey, options, watcher, nanoClock,
-						(attempt, loop) -> guard(fullKey, () -> provider.tryAcquire(request))
-							.<LockHandle>map(lease -> handles.register(lease, options, null,
-									Math.min(attempt, lease.leaseStartNanos(attempt)), loop))
-							.orElse(null)));
-		return finish(fullKey, options, outcome, skip);
+		return acquirer.acquire(request(fullKey(key), OwnerTokens.next(), options), options, skip);
 	}
 
 	private Optional<LockGroup> tryAcquireAll(Collection<String> keys, LockOptions options, boolean skip) {
@@ -253,44 +266,7 @@ public final class LockTemplate implements AutoCloseable {
 		if (sorted.isEmpty()) {
 			throw new InvalidLockKeyException(null, "A lock group needs at least one key");
 		}
-		String token = OwnerTokens.next();
-		String groupId = OwnerTokens.next().substring(0, 12);
-		List<LockRequest> requests = sorted.stream().map(fullKey -> request(fullKey, token, options)).toList();
-		String label = String.join(",", sorted);
-		// Groups poll with backoff: a release signal on one key says little about the others.
-		WaitLoop.Outcome<LockGroup> outcome = reportingStoreErrors(label, options,
-				() -> WaitLoop.run(label, options, null, nanoClock,
-						(attempt, loop) -> guard(label, () -> provider.tryAcquireAll(requests)).map(leases -> {
-							List<LockHandle> members = new ArrayList<>(leases.size());
-							for (Lease lease : leases) {
-								members.add(handles.register(lease, options, groupId, attempt, loop));
-							}
-							return new LockGroup(groupId, members);
-						}).orElse(null)));
-		return finish(label, options, outcome, skip);
-	}
-
-	private <T> WaitLoop.Outcome<T> reportingStoreErrors(String key, LockOptions options,
-			Supplier<WaitLoop.Outcome<T>> waiting) {
-		try {
-			return waiting.get();
-		}
-		catch (LockStoreException ex) {
-			handles.listeners().onAcquireError(key, options.mode(), ex);
-			throw ex;
-		}
-	}
-
-	private <T> Optional<T> finish(String key, LockOptions options, WaitLoop.Outcome<T> outcome, boolean skip) {
-		if (outcome.value() != null) {
-			return Optional.of(outcome.value());
-		}
-		handles.listeners().onAcquireFailed(key, options.mode(), outcome.attempts(), outcome.waited(), skip);
-		if (skip) {
-			logger.debug("Lock '" + key + "' is held elsewhere; skipping after " + outcome.attempts() + " attempt(s)");
-			return Optional.empty();
-		}
-		throw new LockAcquisitionException(key, outcome.attempts(), outcome.waited(), null);
+		return acquirer.acquireAll(sorted, options, this::request, skip);
 	}
 
 	private LockRequest request(String fullKey, String token, LockOptions options) {
@@ -298,42 +274,8 @@ public final class LockTemplate implements AutoCloseable {
 		return new LockRequest(fullKey, token, options.timeout(), options.mode(), options.maxConcurrent(), details);
 	}
 
-	private @Nullable ReleaseNotifier notifier() {
-		return provider instanceof ReleaseNotifier notifier ? notifier : null;
-	}
-
 	private String fullKey(@Nullable String key) {
 		return LockKeys.validate(keyPrefix + LockKeys.validate(key));
-	}
-
-	private <T> T guard(@Nullable String key, Supplier<T> storeCall) {
-		try {
-			return storeCall.get();
-		}
-		catch (DistributedLockException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			throw new LockStoreException(key, "Lock store '" + provider.name() + "' failed" + (key != null
-					? " for '" + key + "'" : "") + ": " + ex.getMessage(), ex);
-		}
-	}
-
-	/**
-	 * Opens watches on behalf of one request, so a provider can queue it for a direct hand-off.
-	 */
-	private record RequestWatcher(ReleaseNotifier notifier, LockRequest request) implements ReleaseNotifier {
-
-		@Override
-		public Watch watch(String key) {
-			return notifier.watch(request);
-		}
-
-		@Override
-		public boolean isWatchFree(String key) {
-			return notifier.isWatchFree(key);
-		}
-
 	}
 
 	/**

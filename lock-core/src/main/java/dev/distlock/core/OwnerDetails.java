@@ -4,7 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * Who holds a lock, stored beside it for status queries (mongo-lock's LockDetails). Never used for ownership checks:
+ * Who holds a lock, stored beside it for status queries. Never used for ownership checks:
  * those compare the owner token.
  * @param owner an application or instance name
  * @param host the host name of the holder

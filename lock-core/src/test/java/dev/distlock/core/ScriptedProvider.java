@@ -46,16 +46,6 @@ final class ScriptedProvider implements LockProvider {
 		long token = fencing.incrementAndGet();
 		return Optional.of(new Lease() {
 			@Override
-			public String key() {
-				return request.key();
-			}
-
-			@Override
-			public String token() {
-				return request.token();
-			}
-
-			@Override
 			public long fencingToken() {
 				return token;
 			}

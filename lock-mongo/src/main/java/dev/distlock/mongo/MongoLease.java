@@ -24,22 +24,15 @@ final class MongoLease implements Lease {
 
 	private final long fencingToken;
 
+	/** Set once this lease released its lock, so a second release answers as the first did. */
+	private volatile boolean released;
+
 	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, long fencingToken) {
 		this.collection = collection;
 		this.key = key;
 		this.token = token;
 		this.shared = shared;
 		this.fencingToken = fencingToken;
-	}
-
-	@Override
-	public String key() {
-		return key;
-	}
-
-	@Override
-	public String token() {
-		return token;
 	}
 
 	@Override
@@ -56,9 +49,13 @@ final class MongoLease implements Lease {
 
 	@Override
 	public boolean release() {
-		return MongoErrors.call(key, "release", () -> collection
+		if (released) {
+			return true;
+		}
+		released = MongoErrors.call(key, "release", () -> collection
 			.updateOne(LockDocuments.ownedBy(key, token, shared), LockDocuments.release(token, shared))
 			.getMatchedCount() == 1);
+		return released;
 	}
 
 	@Override

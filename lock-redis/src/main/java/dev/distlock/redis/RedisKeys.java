@@ -14,8 +14,9 @@ import dev.distlock.core.InvalidLockKeyException;
  * <ul>
  * <li>{@code <namespace>:{<key>}}: the lock, a string holding the owner token (exclusive) or a sorted set of owner
  * tokens scored by expiry in server milliseconds (shared)</li>
- * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n} and the last first-holder's
- * {@code owner}, {@code host}, {@code at} and {@code mode}; never expires, never deleted</li>
+ * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n}, the last first-holder's
+ * {@code owner}, {@code host}, {@code at} and {@code mode}, and the last releasing token {@code r}; it expires after the
+ * fence retention, counted from the last grant and never shorter than that grant's lease</li>
  * <li>{@code <namespace>:{<key>}:queue} and {@code <namespace>:{<key>}:waiters}: the FIFO of waiting owner tokens
  * (a sorted set by arrival) and their entries (a hash: deadline, attempt, lease, owner, host, grant channel); they
  * exist only while

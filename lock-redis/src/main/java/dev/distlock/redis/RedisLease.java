@@ -9,7 +9,7 @@ import dev.distlock.core.spi.Lease;
  */
 final class RedisLease implements Lease {
 
-	private final RedisLockProvider provider;
+	private final LockScripts scripts;
 
 	private final String key;
 
@@ -19,34 +19,15 @@ final class RedisLease implements Lease {
 
 	private final boolean shared;
 
-	private final long leaseStartNanos;
+	private final Duration lease;
 
-	RedisLease(RedisLockProvider provider, String key, String token, long fencingToken, boolean shared) {
-		this(provider, key, token, fencingToken, shared, Long.MAX_VALUE);
-	}
-
-	/**
-	 * A lease that may have started before the attempt that returned it: a hand-off to a queued waiter.
-	 * @param leaseStartNanos when the queued attempt the hand-off served was sent
-	 */
-	RedisLease(RedisLockProvider provider, String key, String token, long fencingToken, boolean shared,
-			long leaseStartNanos) {
-		this.provider = provider;
+	RedisLease(LockScripts scripts, String key, String token, long fencingToken, boolean shared, Duration lease) {
+		this.scripts = scripts;
 		this.key = key;
 		this.token = token;
 		this.fencingToken = fencingToken;
 		this.shared = shared;
-		this.leaseStartNanos = leaseStartNanos;
-	}
-
-	@Override
-	public String key() {
-		return key;
-	}
-
-	@Override
-	public String token() {
-		return token;
+		this.lease = lease;
 	}
 
 	@Override
@@ -55,18 +36,13 @@ final class RedisLease implements Lease {
 	}
 
 	@Override
-	public long leaseStartNanos(long attemptNanos) {
-		return Math.min(attemptNanos, leaseStartNanos);
-	}
-
-	@Override
-	public boolean extend(Duration lease) {
-		return provider.extend(key, token, lease, shared);
+	public boolean extend(Duration newLease) {
+		return scripts.extend(key, token, shared, newLease);
 	}
 
 	@Override
 	public boolean release() {
-		return provider.release(key, token, shared);
+		return scripts.release(key, token, shared, lease);
 	}
 
 	@Override

@@ -3,7 +3,9 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -23,33 +25,25 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
-import dev.distlock.core.spi.ReleaseNotifier;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.core.spi.WaitingLockProvider;
 
 /**
  * Locks in Redis through Spring Data Redis. Every lock operation is one script (one EVALSHA round trip) that compares
- * the owner token; fencing tokens come from a per-key counter that never expires. Waiters are woken by pub/sub
- * release messages on one shared subscription connection (Lettuce factories), else they poll.
+ * the owner token; fencing tokens come from a per-key counter kept for the fence retention. Waiters queue in Redis and
+ * are handed the lock by the release itself, woken over one shared pub/sub connection (Lettuce factories); without
+ * pub/sub they poll. Every call has a deadline: the lease it serves, capped by the client's command timeout.
  */
-public final class RedisLockProvider implements LockProvider, LockStatusSource, ReleaseNotifier, StoreHealth,
-		AutoCloseable {
+public final class RedisLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
 	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
-
-	/**
-	 * How long a waiter's queue entry stays valid without a fresh attempt. Longer than usual retry delays, so a live
-	 * waiter keeps its place; short, so a waiter that died stops being handed locks soon (a lock handed to a dead
-	 * waiter is held until its lease ends, as a dead holder's is).
-	 */
-	static final Duration QUEUE_STAY = Duration.ofSeconds(2);
-
-	private static final String QUEUE_STAY_MILLIS = String.valueOf(QUEUE_STAY.toMillis());
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -61,9 +55,14 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 
 	private final RedisLockStatus status;
 
-	private final ScriptRunner scripts;
+	private final ScriptRunner runner;
 
-	private final ReleaseSignals signals;
+	private final LockScripts scripts;
+
+	private final PubSubChannels channels;
+
+	/** Queued waiters by owner token, for routing hand-off messages. */
+	private final Map<String, RedisAcquisition> queued = new ConcurrentHashMap<>();
 
 	private final boolean cluster;
 
@@ -77,9 +76,10 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		this.keys = new RedisKeys(settings.namespace());
 		this.status = new RedisLockStatus(redis, keys);
 		this.cluster = !(connectionFactory instanceof LettuceConnectionFactory lettuce) || lettuce.isClusterAware();
-		Duration timeout = commandTimeout(connectionFactory);
-		this.scripts = new ScriptRunner(connectionFactory, redis, timeout);
-		this.signals = new ReleaseSignals(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null, timeout);
+		this.runner = new ScriptRunner(connectionFactory, redis, commandTimeout(connectionFactory));
+		this.channels = new PubSubChannels(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null,
+				message -> RedisAcquisition.route(message, queued));
+		this.scripts = new LockScripts(runner, keys, channels.enabled(), settings.fenceRetention());
 	}
 
 	/**
@@ -101,85 +101,71 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 		return "redis";
 	}
 
+	/**
+	 * One attempt that does not queue. If Redis does not answer, the lock may have been granted anyway (the script ran,
+	 * the reply was lost): it is released by owner token before the error is thrown.
+	 */
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
 		if (request.shared()) {
 			return tryAcquireAll(List.of(request)).map(leases -> leases.get(0));
 		}
-		String key = request.key();
-		HandOff handOff = signals.handOff(request.token());
-		if (handOff != null) {
-			HandOff.Grant grant = handOff.take();
-			if (grant != null) { // a release handed us the lock: no round trip
-				return Optional.of(new RedisLease(this, key, request.token(), grant.fencingToken(), false,
-						grant.leaseStartNanos()));
-			}
+		long[] reply;
+		try {
+			reply = scripts.acquire(request, Duration.ZERO, 0, "");
 		}
-		String stay = handOff != null ? QUEUE_STAY_MILLIS : "0";
-		String attempt = handOff != null ? String.valueOf(handOff.queuedAttempt(System.nanoTime())) : "0";
-		List<?> result = call(key, "acquire", () -> scripts.run(RedisScripts.ACQUIRE,
-				exclusiveKeys(key),
-				List.of(request.token(), millis(request.lease()), request.owner().owner(), request.owner().host(), stay,
-						attempt, signals.grantChannel())));
-		long outcome = number(result, 0);
-		if (outcome == 0) {
-			signals.hint(key, number(result, 1));
-			return Optional.empty();
+		catch (RuntimeException ex) {
+			scripts.cleanUp(request.key(), request.token(), false, request.lease());
+			throw storeError(ex);
 		}
-		// 1: taken now; 2: handed to us by a release whose message has not arrived, so count from the first queuing.
-		long leaseStart = handOff != null ? handOff.acquiredByReply() : Long.MAX_VALUE;
-		return Optional.of(new RedisLease(this, key, request.token(), number(result, 1), false,
-				outcome == 2 ? leaseStart : Long.MAX_VALUE));
+		return reply[0] == 0 ? Optional.empty() : Optional.of(lease(request, reply[1]));
 	}
 
 	/**
 	 * Takes the whole group in one script when one script may touch all its keys (standalone Redis, or keys sharing a
-	 * cluster slot through a hash tag); otherwise key by key with rollback, as the SPI default does.
+	 * cluster slot through a hash tag); otherwise key by key with rollback, as the SPI default does. A call Redis did
+	 * not answer is undone by owner token before the error is thrown.
 	 */
 	@Override
 	public Optional<List<Lease>> tryAcquireAll(List<LockRequest> requests) {
-		List<String> lockKeys = requests.stream().map(LockRequest::key).toList();
-		if (cluster && !keys.sameSlot(lockKeys)) {
-			return LockProvider.super.tryAcquireAll(requests);
+		if (cluster && !keys.sameSlot(requests.stream().map(LockRequest::key).toList())) {
+			return WaitingLockProvider.super.tryAcquireAll(requests);
 		}
-		List<String> redisKeys = new ArrayList<>(requests.size() * 2);
-		List<String> args = new ArrayList<>(requests.size() * 6);
-		for (LockRequest request : requests) {
-			redisKeys.add(keys.lock(request.key()));
-			redisKeys.add(keys.fence(request.key()));
-			args.add(request.token());
-			args.add(millis(request.lease()));
-			args.add(request.shared() ? "1" : "0");
-			args.add(String.valueOf(request.shared() ? request.maxConcurrent() : 1));
-			args.add(request.owner().owner());
-			args.add(request.owner().host());
+		long[] reply;
+		try {
+			reply = scripts.acquireAll(requests);
 		}
-		String label = String.join(",", lockKeys);
-		List<?> result = call(label, "acquire",
-				() -> scripts.run(RedisScripts.ACQUIRE_ALL, redisKeys, args));
-		if (number(result, 0) != 1) {
-			if (requests.size() == 1) {
-				signals.hint(lockKeys.get(0), number(result, 1));
-			}
+		catch (RuntimeException ex) {
+			requests.forEach(request -> scripts.cleanUp(request.key(), request.token(), request.shared(),
+					request.lease()));
+			throw storeError(ex);
+		}
+		if (reply[0] != 1) {
 			return Optional.empty();
 		}
 		List<Lease> leases = new ArrayList<>(requests.size());
 		for (int i = 0; i < requests.size(); i++) {
-			LockRequest request = requests.get(i);
-			leases.add(new RedisLease(this, request.key(), request.token(), number(result, i + 1), request.shared()));
+			leases.add(lease(requests.get(i), reply[i + 1]));
 		}
 		return Optional.of(List.copyOf(leases));
 	}
 
+	/**
+	 * Starts a waiting acquisition: exclusive requests queue for a direct hand-off when pub/sub is on.
+	 */
+	@Override
+	public Acquisition begin(LockRequest request) {
+		return new RedisAcquisition(request, scripts, channels, queued);
+	}
+
 	@Override
 	public boolean isLocked(String key) {
-		return Boolean.TRUE.equals(call(key, "check", () -> redis.hasKey(keys.lock(key))));
+		return Boolean.TRUE.equals(call(() -> redis.hasKey(keys.lock(key))));
 	}
 
 	@Override
 	public List<LockInfo> status(StatusQuery query) {
-		String label = query.keyPrefix() != null ? query.keyPrefix() + "*" : settings.namespace() + ":*";
-		return call(label, "read the status of", () -> status.status(query));
+		return call(() -> status.status(query));
 	}
 
 	/**
@@ -187,37 +173,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	 */
 	@Override
 	public boolean forceRelease(String key) {
-		String channel = settings.pubSub() ? keys.channel(key) : "";
-		Long removed = call(key, "force-release",
-				() -> scripts.run(RedisScripts.FORCE_RELEASE, List.of(keys.lock(key)), List.of(channel)));
-		return removed != null && removed == 1;
-	}
-
-	@Override
-	public Watch watch(String key) {
-		return signals.watch(key);
-	}
-
-	/**
-	 * Free when this client already subscribes to the key's release channel, as it does for a while after any wait on
-	 * it: a contended key's next waiter then queues with its first attempt.
-	 */
-	@Override
-	public boolean isWatchFree(String key) {
-		return signals.isSubscribed(key);
-	}
-
-	/**
-	 * Watches for one exclusive acquisition that joins the key's FIFO waiter queue, so a release hands it the lock
-	 * directly; shared requests, and providers without pub/sub, just watch the key.
-	 */
-	@Override
-	public Watch watch(LockRequest request) {
-		if (request.shared() || !signals.handsOff()) {
-			return signals.watch(request.key());
-		}
-		HandOff handOff = new HandOff(request.token());
-		return signals.watch(request.key(), handOff, () -> cancelWait(request.key(), request.token()));
+		return call(() -> scripts.forceRelease(key));
 	}
 
 	/**
@@ -227,7 +183,7 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	@Override
 	public Duration ping() {
 		long start = System.nanoTime();
-		String answer = call(settings.namespace(), "ping", () -> redis.execute((RedisCallback<String>) c -> c.ping()));
+		String answer = call(() -> redis.execute((RedisCallback<String>) c -> c.ping()));
 		if (!"PONG".equalsIgnoreCase(answer)) {
 			throw new LockStoreException(null, "Redis answered PING with '" + answer + "'", null);
 		}
@@ -239,73 +195,37 @@ public final class RedisLockProvider implements LockProvider, LockStatusSource, 
 	 */
 	@Override
 	public void close() {
-		signals.close();
-		scripts.close();
+		channels.close();
+		runner.close();
 	}
 
-	ReleaseSignals signals() {
-		return signals;
+	PubSubChannels channels() {
+		return channels;
 	}
 
-	boolean release(String key, String token, boolean shared) {
-		String channel = settings.pubSub() ? keys.channel(key) : "";
-		Long released = call(key, "release", () -> shared
-				? scripts.run(RedisScripts.RELEASE_SHARED, List.of(keys.lock(key)), List.of(token, channel))
-				: scripts.run(RedisScripts.RELEASE,
-						exclusiveKeys(key),
-						List.of(token, channel, "0")));
-		return released != null && released == 1;
+	private RedisLease lease(LockRequest request, long fencingToken) {
+		return new RedisLease(scripts, request.key(), request.token(), fencingToken, request.shared(),
+				request.lease());
 	}
 
 	/**
-	 * A queued waiter gives up: withdraw its entry and pass on a lock handed to it that it never took. Best effort: if
-	 * Redis cannot be reached, the entry stops counting after {@link #QUEUE_STAY}.
+	 * Runs one Redis call, turning client and Spring data-access errors into {@link LockStoreException}; the template
+	 * adds the key and the operation.
 	 */
-	private void cancelWait(String key, String token) {
-		try {
-			scripts.run(RedisScripts.RELEASE,
-					exclusiveKeys(key),
-					List.of(token, keys.channel(key), "1"));
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not withdraw a waiter of lock '" + key + "': " + ex.getMessage());
-		}
-	}
-
-	boolean extend(String key, String token, Duration lease, boolean shared) {
-		Long extended = call(key, "extend", () -> scripts.run(shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND,
-				List.of(keys.lock(key)), List.of(token, millis(lease))));
-		return extended != null && extended == 1;
-	}
-
-	/**
-	 * Runs one Redis call, turning client and Spring data-access errors into {@link LockStoreException}.
-	 */
-	private static <T> T call(String key, String what, Supplier<T> action) {
+	private static <T> T call(Supplier<T> action) {
 		try {
 			return action.get();
 		}
-		catch (DataAccessException | RedisException ex) {
-			throw new LockStoreException(key, "Redis could not " + what + " lock '" + key + "': " + ex.getMessage(), ex);
+		catch (RuntimeException ex) {
+			throw storeError(ex);
 		}
 	}
 
-	/**
-	 * The Redis keys the exclusive acquire and release scripts touch: lock, fence hash, waiter queue and entries.
-	 */
-	private List<String> exclusiveKeys(String key) {
-		return List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key));
-	}
-
-	private static long number(@Nullable List<?> result, int index) {
-		if (result == null || result.size() <= index) {
-			throw new IllegalStateException("Unexpected script result " + result);
+	private static RuntimeException storeError(RuntimeException ex) {
+		if (ex instanceof DataAccessException || ex instanceof RedisException) {
+			return new LockStoreException(null, ex.getMessage() != null ? ex.getMessage() : ex.toString(), ex);
 		}
-		return ((Number) result.get(index)).longValue();
-	}
-
-	private static String millis(Duration lease) {
-		return String.valueOf(Math.max(1, lease.toMillis()));
+		return ex;
 	}
 
 	private static @Nullable Supplier<StatefulRedisPubSubConnection<String, String>> pubSubConnector(

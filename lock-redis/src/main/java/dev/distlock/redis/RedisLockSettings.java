@@ -1,29 +1,50 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
+
 import dev.distlock.core.InvalidLockOptionException;
 
 /**
- * Settings of the Redis provider.
+ * Settings of the Redis provider. Errors name the setting by its field name; the starter maps them to its
+ * {@code distributed-lock.redis.*} properties.
  * @param namespace the prefix of every Redis key the provider writes, such as {@code distlock}
  * @param pubSub whether waiters subscribe to release notifications instead of only polling
+ * @param fenceRetention how long a key's fencing counter outlives its last grant; never shorter than the lease it
+ * serves. Within it, fencing tokens keep increasing even if the server clock steps back; after it, a new token comes
+ * from the server clock alone
  */
-public record RedisLockSettings(String namespace, boolean pubSub) {
+public record RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention) {
+
+	/** The default fence retention: one day. */
+	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(1);
 
 	/**
-	 * Validates the namespace: it must be non-blank and free of braces, which would move the cluster hash tag.
+	 * Validates the namespace (non-blank, free of braces, which would move the cluster hash tag) and the retention.
 	 */
 	public RedisLockSettings {
 		if (namespace == null || namespace.isBlank()) {
-			throw new InvalidLockOptionException("distributed-lock.redis.namespace", "must not be blank");
+			throw new InvalidLockOptionException("namespace", "must not be blank");
 		}
 		if (namespace.indexOf('{') >= 0 || namespace.indexOf('}') >= 0) {
-			throw new InvalidLockOptionException("distributed-lock.redis.namespace",
+			throw new InvalidLockOptionException("namespace",
 					"must not contain '{' or '}' (they would change the cluster hash tag), was '" + namespace + "'");
+		}
+		if (fenceRetention == null || fenceRetention.compareTo(Duration.ofSeconds(1)) < 0
+				|| fenceRetention.compareTo(Duration.ofDays(3650)) > 0) {
+			throw new InvalidLockOptionException("fenceRetention",
+					"must be between 1 s and 3650 days, was " + fenceRetention);
 		}
 	}
 
 	/**
-	 * Namespace {@code distlock}, pub/sub on.
+	 * Settings with the default fence retention.
+	 */
+	public RedisLockSettings(String namespace, boolean pubSub) {
+		this(namespace, pubSub, DEFAULT_FENCE_RETENTION);
+	}
+
+	/**
+	 * The defaults: namespace {@code distlock}, pub/sub on, fence retention one day.
 	 */
 	public static RedisLockSettings defaults() {
 		return new RedisLockSettings("distlock", true);

@@ -25,8 +25,11 @@ final class RedisScripts {
 	/** All-or-nothing shared/exclusive acquire of one or more same-slot locks; {1, fences...} or {0, PTTL}. */
 	static final LuaScript<List<?>> ACQUIRE_ALL = load("acquire-all.lua", List.class);
 
-	/** Compare-and-delete of an exclusive lock, or a hand-off to the oldest live waiter; also a waiter's cancel; 1/0. */
+	/** Compare-and-delete of an exclusive lock, or a hand-off to the oldest live waiter; replay-safe; 1/0. */
 	static final LuaScript<Long> RELEASE = load("release.lua", Long.class);
+
+	/** A waiter leaves the queue; 1 if the lock is held under its token (then the caller releases it), else 0. */
+	static final LuaScript<Long> WITHDRAW = load("withdraw.lua", Long.class);
 
 	/** Compare-and-pexpire of an exclusive lock; 1 or 0. */
 	static final LuaScript<Long> EXTEND = load("extend.lua", Long.class);

@@ -2,19 +2,25 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.LockStoreException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -24,6 +30,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * (standalone, Sentinel or cluster), EVALSHA first and EVAL once on NOSCRIPT: a Spring template call costs a new
  * connection wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of
  * an uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
+ * <p>Every call on the dedicated connection has its own deadline, so no lock call outlives the lease it serves, whatever
+ * the connection's command timeout. A call that misses it throws; the command may still run on the server later, which
+ * is why callers clean up by owner token after a failed acquire.
  */
 final class ScriptRunner implements AutoCloseable {
 
@@ -37,7 +46,7 @@ final class ScriptRunner implements AutoCloseable {
 
 	private final Object lock = new Object();
 
-	private volatile @Nullable RedisScriptingCommands<String, String> commands;
+	private volatile @Nullable RedisScriptingAsyncCommands<String, String> commands;
 
 	private @Nullable StatefulConnection<String, String> connection;
 
@@ -53,24 +62,51 @@ final class ScriptRunner implements AutoCloseable {
 	/**
 	 * Runs the script on the keys with the arguments and returns its reply: a {@code List} of Longs and Strings or a
 	 * Long, as the script's result type says.
+	 * @param deadline how long to wait for the reply at most, capped by the command timeout
+	 * @throws LockStoreException if the reply does not come in time or the thread is interrupted while waiting
 	 */
 	@SuppressWarnings("unchecked")
-	<T> @Nullable T run(RedisScripts.LuaScript<T> script, List<String> keys, List<String> args) {
-		RedisScriptingCommands<String, String> sync = commands();
-		if (sync == null) {
+	<T> @Nullable T run(RedisScripts.LuaScript<T> script, List<String> keys, List<String> args, Duration deadline) {
+		RedisScriptingAsyncCommands<String, String> async = commands();
+		if (async == null) {
 			return template.execute(script.spring(), keys, args.toArray());
 		}
 		String[] keyArray = keys.toArray(String[]::new);
 		String[] argArray = args.toArray(String[]::new);
-		Object reply;
+		long until = System.nanoTime() + Math.min(deadline.toNanos(), timeout.toNanos());
 		try {
-			reply = sync.evalsha(script.sha(), script.output(), keyArray, argArray);
+			return (T) await(async.evalsha(script.sha(), script.output(), keyArray, argArray), until);
 		}
 		catch (RedisNoScriptException ex) {
 			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
-			reply = sync.eval(script.text(), script.output(), keyArray, argArray);
+			return (T) await(async.eval(script.text(), script.output(), keyArray, argArray), until);
 		}
-		return (T) reply;
+	}
+
+	private static Object await(RedisFuture<Object> reply, long untilNanos) {
+		try {
+			return reply.get(Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockStoreException(null, "interrupted while waiting for Redis", ex);
+		}
+		catch (TimeoutException ex) {
+			throw new LockStoreException(null, "Redis did not answer in time", ex);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new LockStoreException(null, "Redis failed: " + ex.getCause(), ex.getCause());
+		}
+	}
+
+	/**
+	 * The connection's command timeout, the longest any call waits.
+	 */
+	Duration timeout() {
+		return timeout;
 	}
 
 	@Override
@@ -87,8 +123,8 @@ final class ScriptRunner implements AutoCloseable {
 		}
 	}
 
-	private @Nullable RedisScriptingCommands<String, String> commands() {
-		RedisScriptingCommands<String, String> sync = commands;
+	private @Nullable RedisScriptingAsyncCommands<String, String> commands() {
+		RedisScriptingAsyncCommands<String, String> sync = commands;
 		if (sync != null || templateOnly) {
 			return sync;
 		}
@@ -118,16 +154,16 @@ final class ScriptRunner implements AutoCloseable {
 			return; // factory not started yet: this call goes through the template, which starts or fails it
 		}
 		StatefulConnection<String, String> opened;
-		RedisScriptingCommands<String, String> sync;
+		RedisScriptingAsyncCommands<String, String> sync;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
 				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
-				sync = clusterConnection.sync();
+				sync = clusterConnection.async();
 				opened = clusterConnection;
 			}
 			else {
 				StatefulRedisConnection<String, String> standalone = ((RedisClient) client).connect(StringCodec.UTF8);
-				sync = standalone.sync();
+				sync = standalone.async();
 				opened = standalone;
 			}
 		}

@@ -2,22 +2,31 @@
 -- groups whose keys share a cluster slot. Guarantees: nothing is written unless every lock can be taken; an
 -- exclusive lock needs its key absent; a shared lock needs its key absent or a set of shared holders with room after
 -- pruning the holders whose expiry (by the server's TIME) has passed; each grant sets that key's fencing counter to
--- max(counter + 1, server TIME in microseconds), as acquire.lua does, so tokens also outlive a loss of data.
+-- max(counter + 1, server TIME in microseconds), as acquire.lua does, so tokens also outlive a loss of data; each fence
+-- hash lives for the retention, never less than the lease. A lock this token already holds (the same call replayed
+-- after a reconnect) counts as taken, with its current fencing token, so a replay never reports "held".
 -- KEYS[2i-1] lock key, KEYS[2i] fence hash of request i
--- ARGV[6(i-1)+1..6] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host; 'at' is the server's
--- TIME in epoch ms
+-- ARGV[6(i-1)+1..6] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host; the last ARGV is the
+-- fence retention ms; 'at' is the server's TIME in epoch ms
 -- Returns {1, fencing token 1, fencing token 2, ...} or {0, remaining ms of the first blocking lock (PTTL)}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local n = #KEYS / 2
+local retention = tonumber(ARGV[#ARGV])
 local empty = {}
+local mine = {}
 for i = 1, n do
 	local lock = KEYS[2 * i - 1]
 	local a = 6 * (i - 1)
 	local kind = redis.call('TYPE', lock).ok
 	empty[i] = true
-	if kind ~= 'none' then
+	if kind == 'string' and redis.call('GET', lock) == ARGV[a + 1] then
+		mine[i] = true
+	elseif kind == 'zset' and ARGV[a + 3] == '1'
+			and tonumber(redis.call('ZSCORE', lock, ARGV[a + 1]) or '0') > now then
+		mine[i] = true
+	elseif kind ~= 'none' then
 		-- Three cases: held exclusively, shared by holders of which some may have expired, or free.
 		if ARGV[a + 3] ~= '1' or kind ~= 'zset' then
 			return {0, redis.call('PTTL', lock)}
@@ -35,7 +44,9 @@ for i = 1, n do
 	local lock = KEYS[2 * i - 1]
 	local fence = KEYS[2 * i]
 	local a = 6 * (i - 1)
-	if ARGV[a + 3] == '1' then
+	if mine[i] then
+		result[i + 1] = tonumber(redis.call('HGET', fence, 'n'))
+	elseif ARGV[a + 3] == '1' then
 		redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])
 		-- The set lives exactly as long as its longest-lived holder, so an exclusive SET NX succeeds once all expired.
 		local top = redis.call('ZRANGE', lock, -1, -1, 'WITHSCORES')
@@ -43,13 +54,16 @@ for i = 1, n do
 	else
 		redis.call('SET', lock, ARGV[a + 1], 'PX', ARGV[a + 2])
 	end
-	local token = math.max(tonumber(redis.call('HGET', fence, 'n') or '0') + 1, micros)
-	result[i + 1] = token
-	if empty[i] then
-		redis.call('HSET', fence, 'n', string.format('%.0f', token), 'owner', ARGV[a + 5], 'host', ARGV[a + 6],
-			'at', string.format('%.0f', now), 'mode', ARGV[a + 3] == '1' and 's' or 'x')
-	else
-		redis.call('HSET', fence, 'n', string.format('%.0f', token))
+	if not mine[i] then
+		local token = math.max(tonumber(redis.call('HGET', fence, 'n') or '0') + 1, micros)
+		result[i + 1] = token
+		if empty[i] then
+			redis.call('HSET', fence, 'n', string.format('%.0f', token), 'owner', ARGV[a + 5], 'host', ARGV[a + 6],
+				'at', string.format('%.0f', now), 'mode', ARGV[a + 3] == '1' and 's' or 'x')
+		else
+			redis.call('HSET', fence, 'n', string.format('%.0f', token))
+		end
+		redis.call('PEXPIRE', fence, math.max(retention, tonumber(ARGV[a + 2])))
 	end
 end
 return result

@@ -23,7 +23,7 @@ import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.ReleaseNotifier;
+import dev.distlock.core.spi.Acquisition;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -99,13 +99,14 @@ class RedisHandOffTest {
 		RedisLockProvider waiter = provider();
 		Lease held = holder.tryAcquire(request("direct", "holder")).orElseThrow();
 		LockRequest waiting = request("direct", "waiter");
-		try (ReleaseNotifier.Watch watch = waiter.watch(waiting)) {
-			assertThat(waiter.tryAcquire(waiting)).isEmpty(); // queues
+		try (Acquisition acquisition = waiter.begin(waiting)) {
+			assertThat(acquisition.tryOnce()).isEmpty(); // queues
+			assertThat(acquisition.awaitSignal(Duration.ofSeconds(10))).isTrue(); // newly subscribed: look again
 			assertThat(held.release()).isTrue(); // hands over, in the same script
 
-			assertThat(watch.await(Duration.ofSeconds(10))).isTrue(); // the grant woke us
+			assertThat(acquisition.awaitSignal(Duration.ofSeconds(10))).isTrue(); // the grant woke us
 			long evalshaBefore = evalshaCalls();
-			Lease taken = waiter.tryAcquire(waiting).orElseThrow();
+			Lease taken = acquisition.tryOnce().orElseThrow().lease();
 			long evalshaAfter = evalshaCalls();
 
 			assertThat(evalshaAfter).isEqualTo(evalshaBefore);
@@ -125,17 +126,17 @@ class RedisHandOffTest {
 		Lease held = holder.tryAcquire(request("quit", "holder")).orElseThrow();
 		LockRequest quitting = request("quit", "quitter");
 		LockRequest waiting = request("quit", "patient");
-		ReleaseNotifier.Watch quitterWatch = quitter.watch(quitting);
-		assertThat(quitter.tryAcquire(quitting)).isEmpty();
-		try (ReleaseNotifier.Watch patientWatch = patient.watch(waiting)) {
-			assertThat(patient.tryAcquire(waiting)).isEmpty();
+		Acquisition quitterWait = quitter.begin(quitting);
+		assertThat(quitterWait.tryOnce()).isEmpty();
+		try (Acquisition patientWait = patient.begin(waiting)) {
+			assertThat(patientWait.tryOnce()).isEmpty();
 			assertThat(held.release()).isTrue();
 			assertThat(redis.opsForValue().get("distlock:{quit}")).isEqualTo("quitter");
 
-			quitterWatch.close(); // gives up without taking the grant: the cancel passes the lock on
+			quitterWait.close(); // gives up without taking the grant: the withdrawal passes the lock on
 
 			assertThat(redis.opsForValue().get("distlock:{quit}")).isEqualTo("patient");
-			Lease taken = patient.tryAcquire(waiting).orElseThrow();
+			Lease taken = patientWait.tryOnce().orElseThrow().lease();
 			assertThat(taken.release()).isTrue();
 		}
 		assertThat(redis.hasKey("distlock:{quit}")).isFalse();
@@ -163,8 +164,8 @@ class RedisHandOffTest {
 		RedisLockProvider quitter = provider();
 		Lease held = holder.tryAcquire(request("leave", "holder")).orElseThrow();
 		LockRequest quitting = request("leave", "quitter");
-		try (ReleaseNotifier.Watch watch = quitter.watch(quitting)) {
-			assertThat(quitter.tryAcquire(quitting)).isEmpty();
+		try (Acquisition acquisition = quitter.begin(quitting)) {
+			assertThat(acquisition.tryOnce()).isEmpty();
 			assertThat(redis.opsForZSet().range("distlock:{leave}:queue", 0, -1)).containsExactly("quitter");
 		}
 		assertThat(redis.opsForZSet().zCard("distlock:{leave}:queue")).isZero();
@@ -180,30 +181,31 @@ class RedisHandOffTest {
 		Lease held = holder.tryAcquire(request("solo", "holder")).orElseThrow();
 		assertThat(other.tryAcquire(request("solo", "no-watch"))).isEmpty();
 		LockRequest shared = new LockRequest("solo", "shared", LEASE, LockMode.SHARED, 2, OWNER);
-		try (ReleaseNotifier.Watch watch = other.watch(shared)) {
-			assertThat(other.tryAcquire(shared)).isEmpty();
+		try (Acquisition acquisition = other.begin(shared)) {
+			assertThat(acquisition.tryOnce()).isEmpty();
 		}
 		assertThat(redis.hasKey("distlock:{solo}:queue")).isFalse();
 		assertThat(held.release()).isTrue();
 	}
 
 	@Test
-	void watchingIsFreeExactlyWhileTheKeysChannelAndTheGrantChannelAreSubscribed() throws Exception {
+	void aWaitersSubscriptionsLingerAfterItsWaitAndThenGo() throws Exception {
+		RedisLockProvider holder = provider();
 		RedisLockProvider client = provider();
-		assertThat(client.isWatchFree("hot")).isFalse();
-		try (ReleaseNotifier.Watch keyOnly = client.watch("hot")) {
-			assertThat(client.isWatchFree("hot")).isFalse(); // the grant channel is not subscribed yet
+		Lease held = holder.tryAcquire(request("hot", "holder")).orElseThrow();
+		try (Acquisition acquisition = client.begin(request("hot", "waiter"))) {
+			assertThat(acquisition.tryOnce()).isEmpty();
+			assertThat(acquisition.awaitSignal(Duration.ofSeconds(10))).isTrue(); // newly subscribed: look again
+			assertThat(client.channels().watchedChannels()).isEqualTo(2); // the key's channel and the grant channel
 		}
-		try (ReleaseNotifier.Watch watch = client.watch(request("hot", "waiter"))) {
-			assertThat(client.isWatchFree("hot")).isTrue();
-			assertThat(client.isWatchFree("cold")).isFalse();
-		}
-		assertThat(client.isWatchFree("hot")).isTrue(); // lingers after the wait, so the next waiter pays nothing
-		long deadline = System.nanoTime() + ReleaseSignals.LINGER.plusSeconds(3).toNanos();
-		while (client.isWatchFree("hot") && System.nanoTime() < deadline) {
+		assertThat(client.channels().watchedChannels()).isZero();
+		assertThat(client.channels().subscribedChannels()).isEqualTo(2); // lingering: the next waiter pays nothing
+		long deadline = System.nanoTime() + PubSubChannels.LINGER.plusSeconds(3).toNanos();
+		while (client.channels().subscribedChannels() > 0 && System.nanoTime() < deadline) {
 			Thread.sleep(20);
 		}
-		assertThat(client.isWatchFree("hot")).isFalse();
+		assertThat(client.channels().subscribedChannels()).isZero();
+		assertThat(held.release()).isTrue();
 	}
 
 	private CompletableFuture<Void> waitFor(LockTemplate template, String key, String name, List<String> order,

@@ -1,10 +1,17 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
+import java.util.List;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.distlock.core.LockMode;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.testkit.LockProviderContractTest;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
@@ -32,7 +39,12 @@ class RedisLockProviderContractTest extends LockProviderContractTest {
 
 	@Override
 	protected LockProvider createProvider() {
-		return new RedisLockProvider(factory, settings());
+		RedisLockProvider provider = new RedisLockProvider(factory, settings());
+		// Open the provider's script connection and load the scripts before the timed kit tests: the first connection
+		// of a JVM can take longer than a short test lease, and a grant whose lease ran out on the way is refused.
+		provider.tryAcquireAll(List.of(new LockRequest("warm-up", "w", Duration.ofSeconds(5), LockMode.EXCLUSIVE, 1,
+				new OwnerDetails("warm-up", "test-host")))).orElseThrow().forEach(Lease::release);
+		return provider;
 	}
 
 	/**

@@ -69,10 +69,10 @@ class RedisLockProviderFailureTest {
 		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).build();
 		// Each call fails within the configured command timeout, plus a margin for a loaded 2-core machine.
 		Duration bound = COMMAND_TIMEOUT.plusSeconds(3);
+		// The provider says what failed; the template adds the key and the operation.
 		assertTimeoutPreemptively(bound, () -> assertThatThrownBy(
 				() -> provider.tryAcquire(request("down", "t1", Duration.ofSeconds(5))))
-			.isInstanceOf(LockStoreException.class)
-			.hasMessageContaining("down"));
+			.isInstanceOf(LockStoreException.class));
 		assertTimeoutPreemptively(bound, () -> assertThatThrownBy(
 				() -> template.tryAcquire("down", LockOptions.builder().timeout(Duration.ofSeconds(5)).build()))
 			.isInstanceOf(LockStoreException.class)

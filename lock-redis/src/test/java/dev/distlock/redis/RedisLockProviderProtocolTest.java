@@ -80,11 +80,11 @@ class RedisLockProviderProtocolTest {
 		Map<String, Long> delta = delta(before, commandStats());
 		delta.remove("info"); // the INFO that read "before"
 		// commandstats also counts the commands a script runs, so the figure splits into round trips and script work:
-		// acquire = SET NX, TIME, HGET + HSET of the fence hash; release = GET, ZRANGE (is anyone queued for a
-		// hand-off?), DEL, PUBLISH.
+		// acquire = SET NX, TIME, HGET + HSET + PEXPIRE (retention) of the fence hash; release = GET, HSET of the
+		// releasing token (replay safety), ZRANGE (is anyone queued for a hand-off?), DEL, PUBLISH.
 		assertThat(delta.remove("evalsha")).isEqualTo(2L);
-		assertThat(delta).containsExactlyInAnyOrderEntriesOf(Map.of("set", 1L, "time", 1L, "hget", 1L, "hset", 1L,
-				"get", 1L, "zrange", 1L, "del", 1L, "publish", 1L));
+		assertThat(delta).containsExactlyInAnyOrderEntriesOf(Map.of("set", 1L, "time", 1L, "hget", 1L, "hset", 2L,
+				"pexpire", 1L, "get", 1L, "zrange", 1L, "del", 1L, "publish", 1L));
 	}
 
 	@Test
@@ -106,7 +106,7 @@ class RedisLockProviderProtocolTest {
 	}
 
 	@Test
-	void keysUseHashTagsAndTheFenceHashOutlivesTheLock() {
+	void keysUseHashTagsAndTheFenceHashOutlivesTheLockByTheRetention() {
 		Lease lease = provider.tryAcquire(request("layout", "token-1")).orElseThrow();
 		assertThat(redis.opsForValue().get("distlock:{layout}")).isEqualTo("token-1");
 		assertThat(redis.<String, String>opsForHash().entries("distlock:{layout}:fence"))
@@ -117,7 +117,9 @@ class RedisLockProviderProtocolTest {
 			.containsKey("at");
 		assertThat(lease.release()).isTrue();
 		assertThat(redis.hasKey("distlock:{layout}")).isFalse();
-		assertThat(redis.getExpire("distlock:{layout}:fence")).isEqualTo(-1L);
+		// The fence hash outlives the lock by the retention (a day by default), then goes.
+		assertThat(redis.getExpire("distlock:{layout}:fence")).isPositive()
+			.isLessThanOrEqualTo(RedisLockSettings.DEFAULT_FENCE_RETENTION.toSeconds());
 		assertThat(provider.tryAcquire(request("layout", "token-2")).orElseThrow().fencingToken())
 			.isGreaterThan(lease.fencingToken());
 	}
@@ -163,17 +165,19 @@ class RedisLockProviderProtocolTest {
 
 			contend(executor, template, waiting, 1_000);
 
-			try (var watch = provider.watch("probe")) { // proves the PUBSUB CHANNELS query sees a live subscription
+			var probe = provider.channels().subscribe("probe", false, () -> { });
+			try (probe) { // proves the PUBSUB CHANNELS query sees a live subscription
+				assertThat(probe.awaitLive(Duration.ofSeconds(5))).isTrue();
 				assertThat(channels()).contains("distlock:{probe}:released");
 			}
 
 			long subscribes = commandStats().getOrDefault("subscribe", 0L) - subscribesBefore;
 			// The contended key stays subscribed between waits (linger), so 1,000 cycles need at most a few SUBSCRIBEs.
 			assertThat(subscribes).isBetween(1L, 10L);
-			assertThat(provider.signals().watchedChannels()).isZero();
+			assertThat(provider.channels().watchedChannels()).isZero();
 			// No manual sweep: the provider's own sweep must unsubscribe the lingering channel once LINGER has passed.
 			assertThat(awaitNoChannels()).isEmpty();
-			assertThat(provider.signals().subscribedChannels()).isZero();
+			assertThat(provider.channels().subscribedChannels()).isZero();
 			assertThat(ManagementFactory.getThreadMXBean().getThreadCount()).isLessThanOrEqualTo(threadsBefore);
 		}
 		finally {
@@ -209,7 +213,7 @@ class RedisLockProviderProtocolTest {
 	 */
 	private static List<String> awaitNoChannels() throws InterruptedException {
 		List<String> channels = List.of();
-		long deadline = System.nanoTime() + ReleaseSignals.LINGER.plusSeconds(3).toNanos();
+		long deadline = System.nanoTime() + PubSubChannels.LINGER.plusSeconds(3).toNanos();
 		while (System.nanoTime() < deadline) {
 			channels = channels();
 			if (channels.isEmpty()) {

@@ -24,7 +24,7 @@ class RedisPollingLockProviderContractTest extends RedisLockProviderContractTest
 	@Override
 	protected void destroyProvider(LockProvider provider) {
 		// Every kit test that waited did so by polling: no channel was ever watched.
-		assertThat(((RedisLockProvider) provider).signals().subscribedChannels()).isZero();
+		assertThat(((RedisLockProvider) provider).channels().subscribedChannels()).isZero();
 		super.destroyProvider(provider);
 	}
 

@@ -72,6 +72,14 @@ public final class DistributedLockAutoConfiguration {
 	}
 
 	/**
+	 * Releases held locks at shutdown before the store's connections close.
+	 */
+	@Bean
+	LockShutdown distributedLockShutdown(LockTemplate template, DistributedLockProperties properties) {
+		return new LockShutdown(template, PropertyChecks.positive("shutdown-wait", properties.getShutdownWait()));
+	}
+
+	/**
 	 * Proxies {@code @DistributedLock} beans. Static, as post-processors must be, so it binds its own properties.
 	 */
 	@Bean

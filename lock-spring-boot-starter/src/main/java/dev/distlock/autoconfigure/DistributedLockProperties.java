@@ -66,6 +66,11 @@ public class DistributedLockProperties {
 	private boolean autoRenew = false;
 
 	/**
+	 * How long shutdown waits for locked work to finish and release its locks before it releases what is still held.
+	 */
+	private Duration shutdownWait = Duration.ofSeconds(5);
+
+	/**
 	 * What a locked method does when the lock cannot be had: throw or skip.
 	 */
 	private FailureMode onFailure = FailureMode.THROW;
@@ -167,6 +172,14 @@ public class DistributedLockProperties {
 		this.maxWait = maxWait;
 	}
 
+	public Duration getShutdownWait() {
+		return shutdownWait;
+	}
+
+	public void setShutdownWait(Duration shutdownWait) {
+		this.shutdownWait = shutdownWait;
+	}
+
 	public boolean isAutoRenew() {
 		return autoRenew;
 	}
@@ -222,6 +235,13 @@ public class DistributedLockProperties {
 		 */
 		private boolean pubSub = true;
 
+		/**
+		 * How long a key's fencing counter outlives its last grant (never less than the lease). Within it, fencing
+		 * tokens keep increasing even if the Redis server's clock steps back; after it, the key leaves nothing behind
+		 * and a new token comes from the server clock alone.
+		 */
+		private Duration fenceRetention = Duration.ofDays(1);
+
 		public String getNamespace() {
 			return namespace;
 		}
@@ -236,6 +256,14 @@ public class DistributedLockProperties {
 
 		public void setPubSub(boolean pubSub) {
 			this.pubSub = pubSub;
+		}
+
+		public Duration getFenceRetention() {
+			return fenceRetention;
+		}
+
+		public void setFenceRetention(Duration fenceRetention) {
+			this.fenceRetention = fenceRetention;
 		}
 
 	}

@@ -1,7 +1,9 @@
 package dev.distlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.Environment;
@@ -45,9 +47,7 @@ final class PropertyChecks {
 				.build();
 		}
 		catch (InvalidLockOptionException ex) {
-			String message = ex.getMessage();
-			String detail = message.substring(message.indexOf(": ") + 2);
-			throw invalid(propertyOf.getOrDefault(ex.option(), ex.option()), detail);
+			throw invalid(propertyOf.getOrDefault(ex.option(), ex.option()), ex.detail());
 		}
 	}
 
@@ -100,6 +100,20 @@ final class PropertyChecks {
 			throw invalid(property, "must be positive, was " + value);
 		}
 		return value;
+	}
+
+	/**
+	 * Builds a store's settings, naming the property of a rejected setting: a settings field such as
+	 * {@code fenceRetention} in group {@code redis} is {@code distributed-lock.redis.fence-retention}.
+	 */
+	static <T> T storeSettings(String group, Supplier<T> settings) {
+		try {
+			return settings.get();
+		}
+		catch (InvalidLockOptionException ex) {
+			String kebab = ex.option().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+			throw invalid(group + "." + kebab, ex.detail());
+		}
 	}
 
 	/**

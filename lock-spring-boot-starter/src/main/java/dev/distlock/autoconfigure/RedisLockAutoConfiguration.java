@@ -32,8 +32,9 @@ public final class RedisLockAutoConfiguration {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, DistributedLockProperties properties) {
 		DistributedLockProperties.Redis redis = properties.getRedis();
-		RedisLockSettings settings = new RedisLockSettings(
-				PropertyChecks.text("redis.namespace", redis.getNamespace()), redis.isPubSub());
+		RedisLockSettings settings = PropertyChecks.storeSettings("redis", () -> new RedisLockSettings(
+				PropertyChecks.text("redis.namespace", redis.getNamespace()), redis.isPubSub(),
+				redis.getFenceRetention()));
 		return new RedisLockProvider(connectionFactory, settings);
 	}
 

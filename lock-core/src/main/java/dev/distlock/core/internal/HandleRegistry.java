@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -17,6 +18,7 @@ import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
 
 /**
  * The handles one template has handed out and not yet seen released or lost, with the watchdog that renews them and
@@ -26,21 +28,28 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(HandleRegistry.class);
 
+	private static final int PRUNE_EVERY = 256;
+
 	private final Set<ManagedLockHandle> held = ConcurrentHashMap.newKeySet();
 
 	private final LockListener listeners;
 
 	private final Watchdog watchdog;
 
+	private final StoreCalls store;
+
 	private final LongSupplier nanoClock;
+
+	private final AtomicInteger registrations = new AtomicInteger();
 
 	/**
 	 * A registry reporting to the listeners, renewing on the scheduler (or its own thread when null).
 	 */
 	public HandleRegistry(List<LockListener> listeners, @Nullable ScheduledExecutorService scheduler,
-			LongSupplier nanoClock) {
+			StoreCalls store, LongSupplier nanoClock) {
 		this.listeners = new Listeners(listeners);
 		this.watchdog = new Watchdog(scheduler);
+		this.store = store;
 		this.nanoClock = nanoClock;
 	}
 
@@ -49,11 +58,14 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	 * @param attemptNanos when the successful attempt was sent
 	 * @param loopNanos when the caller started waiting
 	 */
-	public ManagedLockHandle register(Lease lease, LockOptions options, @Nullable String groupId, long attemptNanos,
-			long loopNanos) {
+	public ManagedLockHandle register(LockRequest request, Lease lease, LockOptions options, @Nullable String groupId,
+			long attemptNanos, long loopNanos) {
 		Duration waited = Duration.ofNanos(nanoClock.getAsLong() - loopNanos);
-		ManagedLockHandle handle = new ManagedLockHandle(lease, options.mode(), groupId, waited, options.timeout(),
-				options.holdAtLeast(), attemptNanos, this, nanoClock);
+		ManagedLockHandle handle = new ManagedLockHandle(request.key(), request.token(), lease, options.mode(),
+				groupId, waited, options.timeout(), options.holdAtLeast(), attemptNanos, store, this, nanoClock);
+		if (registrations.incrementAndGet() % PRUNE_EVERY == 0) {
+			pruneRunOut();
+		}
 		held.add(handle);
 		if (options.autoRenew()) {
 			watchdog.watch(handle);
@@ -70,10 +82,19 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	}
 
 	/**
-	 * The handles held now.
+	 * The handles held now: released, lost and run-out handles are not listed.
 	 */
 	public List<LockHandle> held() {
+		pruneRunOut();
 		return List.copyOf(held);
+	}
+
+	/**
+	 * Forgets handles whose lease ran out without a release (not renewed, never closed): the store has let them go,
+	 * so they are not held, and a registry that kept them would grow with every forgotten handle.
+	 */
+	private void pruneRunOut() {
+		held.removeIf(handle -> !handle.isHeld());
 	}
 
 	/**
@@ -84,7 +105,7 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 		int released = 0;
 		for (ManagedLockHandle handle : List.copyOf(held)) {
 			try {
-				handle.release();
+				Interrupts.uninterruptibly(handle::release);
 				released++;
 			}
 			catch (DistributedLockException ex) {
@@ -111,7 +132,9 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 
 	@Override
 	public void releaseFailed(ManagedLockHandle handle, DistributedLockException error) {
-		held.remove(handle);
+		if (!handle.isHeld()) { // a release the store could not take leaves the handle held, to be retried
+			held.remove(handle);
+		}
 		listeners.onReleaseFailed(handle, error);
 	}
 

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
@@ -13,7 +14,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.DistributedLockException;
-import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockExtendException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLostException;
@@ -35,6 +37,10 @@ public final class ManagedLockHandle implements LockHandle {
 
 	}
 
+	private final String key;
+
+	private final String token;
+
 	private final Lease lease;
 
 	private final LockMode mode;
@@ -51,6 +57,8 @@ public final class ManagedLockHandle implements LockHandle {
 
 	private final @Nullable Duration holdAtLeast;
 
+	private final StoreCalls store;
+
 	private final HandleEvents events;
 
 	private final LongSupplier nanoClock;
@@ -63,12 +71,18 @@ public final class ManagedLockHandle implements LockHandle {
 
 	private volatile @Nullable ScheduledFuture<?> renewal;
 
+	/** Whether a renewal is running now, so a renewal stuck in the store is not stacked with more. */
+	private final AtomicBoolean renewing = new AtomicBoolean();
+
 	/**
 	 * Wraps a granted lease.
 	 * @param requestedNanos when the successful attempt was sent; the lease is counted from then
 	 */
-	public ManagedLockHandle(Lease lease, LockMode mode, @Nullable String groupId, Duration waited, Duration timeout,
-			@Nullable Duration holdAtLeast, long requestedNanos, HandleEvents events, LongSupplier nanoClock) {
+	public ManagedLockHandle(String key, String token, Lease lease, LockMode mode, @Nullable String groupId,
+			Duration waited, Duration timeout, @Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store,
+			HandleEvents events, LongSupplier nanoClock) {
+		this.key = key;
+		this.token = token;
 		this.lease = lease;
 		this.mode = mode;
 		this.groupId = groupId;
@@ -77,6 +91,7 @@ public final class ManagedLockHandle implements LockHandle {
 		this.waited = waited;
 		this.timeout = timeout;
 		this.holdAtLeast = holdAtLeast;
+		this.store = store;
 		this.events = events;
 		this.nanoClock = nanoClock;
 		this.expiresAtNanos = requestedNanos + timeout.toNanos();
@@ -84,12 +99,12 @@ public final class ManagedLockHandle implements LockHandle {
 
 	@Override
 	public String key() {
-		return lease.key();
+		return key;
 	}
 
 	@Override
 	public String token() {
-		return lease.token();
+		return token;
 	}
 
 	@Override
@@ -147,9 +162,7 @@ public final class ManagedLockHandle implements LockHandle {
 
 	@Override
 	public void extend(Duration newLease) {
-		if (newLease == null || newLease.isNegative() || newLease.isZero()) {
-			throw new InvalidLockOptionException("lease", "an extension must be positive, was " + newLease);
-		}
+		LockOptions.checkDuration("lease", newLease);
 		if (state.get() != State.HELD) {
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': the handle was " + describeState(),
 					null);
@@ -157,10 +170,10 @@ public final class ManagedLockHandle implements LockHandle {
 		long start = nanoClock.getAsLong();
 		boolean extended;
 		try {
-			extended = lease.extend(newLease);
+			extended = store.call(key, "extend", () -> lease.extend(newLease));
 		}
-		catch (DistributedLockException ex) {
-			throw new LockExtendException(key(), "Could not extend lock '" + key() + "': " + ex.getMessage(), ex);
+		catch (LockStoreException ex) {
+			throw new LockExtendException(key, ex.getMessage(), ex);
 		}
 		if (!extended) {
 			markLost(null);
@@ -173,34 +186,37 @@ public final class ManagedLockHandle implements LockHandle {
 	@Override
 	public void release() {
 		if (!state.compareAndSet(State.HELD, State.RELEASED)) {
-			throw new LockReleaseException(key(), "Cannot release lock '" + key() + "': the handle was "
+			throw new LockReleaseException(key, "Cannot release lock '" + key + "': the handle was "
 					+ describeState(), null);
 		}
 		cancelRenewal();
 		long heldNanos = nanoClock.getAsLong() - acquiredNanos;
 		boolean released;
 		try {
-			if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
-				// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
-				released = lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
-			}
-			else {
-				released = lease.release();
-			}
+			// Cleanup must reach the store even when the caller was interrupted in the body.
+			released = Interrupts.uninterruptibly(() -> store.call(key, "release", () -> {
+				if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
+					// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
+					return lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
+				}
+				return lease.release();
+			}));
 		}
-		catch (DistributedLockException ex) {
-			LockReleaseException error = new LockReleaseException(key(),
-					"Could not release lock '" + key() + "': " + ex.getMessage(), ex);
+		catch (LockStoreException ex) {
+			// The store could not be asked: the lock may still be held there, so the handle stays held (until its
+			// lease runs out) and a later release can try again.
+			state.compareAndSet(State.RELEASED, State.HELD);
+			LockReleaseException error = new LockReleaseException(key, ex.getMessage(), ex);
 			events.releaseFailed(this, error);
 			throw error;
 		}
 		if (!released) {
 			state.set(State.LOST);
-			LockLostException lost = new LockLostException(key(),
-					"Lock '" + key() + "' was no longer held at release: its lease expired", null);
+			LockLostException lost = new LockLostException(key,
+					"Lock '" + key + "' was no longer held under this owner token at release", null);
 			notifyLost(lost);
-			LockReleaseException error = new LockReleaseException(key(), "Cannot release lock '" + key()
-					+ "': it is no longer held under this owner token (its lease expired)", null);
+			LockReleaseException error = new LockReleaseException(key, "Cannot release lock '" + key
+					+ "': it is no longer held under this owner token", null);
 			events.releaseFailed(this, error);
 			throw error;
 		}
@@ -237,12 +253,12 @@ public final class ManagedLockHandle implements LockHandle {
 	 * tick while the local lease still covers it, and means lost once it would not.
 	 */
 	void renew(Duration interval) {
-		if (state.get() != State.HELD) {
+		if (state.get() != State.HELD || !renewing.compareAndSet(false, true)) {
 			return;
 		}
 		long start = nanoClock.getAsLong();
 		try {
-			if (lease.extend(timeout)) {
+			if (store.call(key, "renew", () -> lease.extend(timeout))) {
 				expiresAtNanos = start + timeout.toNanos();
 				events.renewed(this);
 			}
@@ -255,8 +271,11 @@ public final class ManagedLockHandle implements LockHandle {
 				markLost(ex);
 			}
 			else {
-				logger.debug("Renewal of lock '" + key() + "' failed; retrying on the next tick", ex);
+				logger.debug("Renewal of lock '" + key + "' failed; retrying on the next tick", ex);
 			}
+		}
+		finally {
+			renewing.set(false);
 		}
 	}
 

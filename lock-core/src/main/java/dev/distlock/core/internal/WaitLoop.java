@@ -4,38 +4,50 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.backoff.BackOffExecution;
 
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockOptions;
-import dev.distlock.core.spi.ReleaseNotifier;
 
 /**
  * The one place that waits: attempts, retries, Spring {@link org.springframework.util.backoff.BackOff} delays, the
- * overall wait limit, and release signals when the provider offers them.
+ * overall wait limit, and the interrupt rules. What a wait is woken by (nothing, a release signal, a hand-off) is the
+ * {@link Waiter}'s business.
+ * <p>Rules: {@code retries} is exact (at most {@code 1 + retries} attempts, whatever woke them); no wait outlasts
+ * {@code maxWait}; a thread interrupted before the first attempt sends nothing; an interrupt ends the wait with a
+ * {@link LockAcquisitionException} and the flag kept; the waiter is closed exactly once, with the flag cleared, so
+ * its cleanup reaches the store.
  */
 public final class WaitLoop {
-
-	private static final Log logger = LogFactory.getLog(WaitLoop.class);
 
 	private WaitLoop() {
 	}
 
 	/**
-	 * One attempt; null means "not yet".
+	 * One acquisition's attempts and waits.
 	 */
-	@FunctionalInterface
-	public interface Attempt<T> {
+	public interface Waiter<T> {
 
 		/**
-		 * Tries once.
+		 * Tries once; null means "not yet".
 		 * @param attemptNanos when this attempt started, by the loop's clock
 		 * @param loopNanos when the first attempt started
 		 */
 		@Nullable T tryOnce(long attemptNanos, long loopNanos);
+
+		/**
+		 * Waits until another attempt is worth making or {@code max} has passed; the default sleeps.
+		 */
+		default void awaitSignal(Duration max) throws InterruptedException {
+			TimeUnit.NANOSECONDS.sleep(max.toNanos());
+		}
+
+		/**
+		 * Ends the acquisition; called once, with the interrupt flag cleared. The default does nothing.
+		 */
+		default void close() {
+		}
 
 	}
 
@@ -49,43 +61,38 @@ public final class WaitLoop {
 	}
 
 	/**
-	 * Attempts until success, retries run out, the backoff stops or {@code maxWait} passes. With a notifier, the key is
-	 * watched after the first refusal and then tried again at once, so a release in between is never missed; waits end
-	 * early on a release signal. A notifier that fails falls back to plain backoff.
-	 * @throws LockAcquisitionException if the waiting thread is interrupted
+	 * Attempts until success, retries run out, the backoff stops or {@code maxWait} passes.
+	 * @throws LockAcquisitionException if the thread is interrupted before or while waiting
 	 */
-	public static <T> Outcome<T> run(String key, LockOptions options, @Nullable ReleaseNotifier notifier,
-			LongSupplier nanoClock, Attempt<T> attempt) {
+	public static <T> Outcome<T> run(String key, LockOptions options, LongSupplier nanoClock, Waiter<T> waiter) {
 		long start = nanoClock.getAsLong();
 		long maxWait = options.maxWait() != null ? options.maxWait().toNanos() : Long.MAX_VALUE;
 		int retriesLeft = options.retries();
 		int attempts = 0;
 		BackOffExecution backOff = null;
-		ReleaseNotifier.Watch watch = null;
-		boolean watching = notifier != null;
-		if (watching && retriesLeft > 0 && maxWait > 0 && notifier.isWatchFree(key)) {
-			// Free to watch now: a refusal of the first attempt then already counts as waiting, so no re-check is owed.
-			watch = openWatch(notifier, key);
-			watching = watch != null;
-		}
 		try {
+			if (Thread.currentThread().isInterrupted()) {
+				throw new InterruptedException("interrupted before the first attempt");
+			}
 			while (true) {
 				long now = nanoClock.getAsLong();
 				attempts++;
-				T value = attempt.tryOnce(now, start);
+				T value;
+				try {
+					value = waiter.tryOnce(now, start);
+				}
+				catch (RuntimeException ex) {
+					if (Thread.currentThread().isInterrupted()) {
+						throw interrupted(key, attempts, nanoClock, start, ex);
+					}
+					throw ex;
+				}
 				if (value != null) {
-					return new Outcome<>(value, attempts, Duration.ofNanos(nanoClock.getAsLong() - start));
+					return new Outcome<>(value, attempts, elapsed(nanoClock, start));
 				}
 				long waitLeft = maxWait - (nanoClock.getAsLong() - start);
 				if (retriesLeft == 0 || waitLeft <= 0) {
 					break;
-				}
-				if (watching && watch == null) {
-					watch = openWatch(notifier, key);
-					if (watch != null) {
-						continue; // the immediate re-check after subscribing does not use up a retry
-					}
-					watching = false;
 				}
 				retriesLeft--;
 				if (backOff == null) {
@@ -95,35 +102,27 @@ public final class WaitLoop {
 				if (delayMillis == BackOffExecution.STOP) {
 					break;
 				}
-				long pause = Math.min(TimeUnit.MILLISECONDS.toNanos(delayMillis), waitLeft);
-				if (watch != null) {
-					watch.await(Duration.ofNanos(pause));
-				}
-				else {
-					TimeUnit.NANOSECONDS.sleep(pause);
-				}
+				waiter.awaitSignal(Duration.ofNanos(Math.min(TimeUnit.MILLISECONDS.toNanos(delayMillis), waitLeft)));
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LockAcquisitionException(key, attempts, Duration.ofNanos(nanoClock.getAsLong() - start), ex);
+			throw interrupted(key, attempts, nanoClock, start, ex);
 		}
 		finally {
-			if (watch != null) {
-				watch.close();
-			}
+			Interrupts.uninterruptibly(waiter::close);
 		}
-		return new Outcome<>(null, attempts, Duration.ofNanos(nanoClock.getAsLong() - start));
+		return new Outcome<>(null, attempts, elapsed(nanoClock, start));
 	}
 
-	private static ReleaseNotifier.@Nullable Watch openWatch(ReleaseNotifier notifier, String key) {
-		try {
-			return notifier.watch(key);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Release signals unavailable for '" + key + "'; polling with backoff", ex);
-			return null;
-		}
+	private static LockAcquisitionException interrupted(String key, int attempts, LongSupplier nanoClock, long start,
+			Exception cause) {
+		return new LockAcquisitionException(key, "Interrupted while acquiring lock '" + key + "' after " + attempts
+				+ " attempt(s)", attempts, elapsed(nanoClock, start), cause);
+	}
+
+	private static Duration elapsed(LongSupplier nanoClock, long start) {
+		return Duration.ofNanos(nanoClock.getAsLong() - start);
 	}
 
 }

@@ -1,7 +1,9 @@
 package dev.distlock.core.internal;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -9,14 +11,22 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Renews auto-renew leases every third of the lease, on one shared scheduler thread for all locks, never a thread per
- * lock.
+ * Renews auto-renew leases every third of the lease. One shared scheduler thread ticks for all locks; the renewals
+ * run on a small pool of their own (one thread while the store answers), so a renewal stuck in the store delays no
+ * other lock's renewal, and a lock's next tick is skipped while its own renewal is still running.
  */
 public final class Watchdog implements AutoCloseable {
 
 	private final @Nullable ScheduledExecutorService supplied;
 
 	private volatile @Nullable ScheduledExecutorService owned;
+
+	/** Runs the renewals themselves, so one store call that hangs delays no other lock's renewal. */
+	private final ExecutorService renewals = Executors.newCachedThreadPool(runnable -> {
+		Thread thread = new Thread(runnable, "distlock-renewal");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	/**
 	 * A watchdog on the given scheduler, or on its own daemon thread (started on first use) when null.
@@ -31,8 +41,17 @@ public final class Watchdog implements AutoCloseable {
 	public void watch(ManagedLockHandle handle) {
 		Duration interval = renewInterval(handle.timeout());
 		long nanos = interval.toNanos();
-		handle.attachRenewal(scheduler().scheduleWithFixedDelay(() -> handle.renew(interval), nanos, nanos,
-				TimeUnit.NANOSECONDS));
+		handle.attachRenewal(scheduler().scheduleWithFixedDelay(() -> renewLater(handle, interval),
+				nanos, nanos, TimeUnit.NANOSECONDS));
+	}
+
+	private void renewLater(ManagedLockHandle handle, Duration interval) {
+		try {
+			renewals.execute(() -> handle.renew(interval));
+		}
+		catch (RejectedExecutionException ex) {
+			// closed: the template is shutting down and releases its locks itself
+		}
 	}
 
 	/**
@@ -67,6 +86,7 @@ public final class Watchdog implements AutoCloseable {
 
 	@Override
 	public void close() {
+		renewals.shutdownNow();
 		ScheduledExecutorService current = owned;
 		if (current != null) {
 			current.shutdownNow();

@@ -20,21 +20,22 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockMode;
 import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
-import dev.distlock.core.spi.ReleaseNotifier;
+import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreHealth;
 
 /**
- * Locks inside one JVM, like lua-resty-lock's shared-memory lock. Leases expire on the monotonic clock; fencing
+ * Locks inside one JVM, for tests and single-instance applications. Leases expire on the monotonic clock; fencing
  * tokens come from one counter for the whole provider, so they increase per key even after a key's record is gone.
  * Waiters are woken on release.
  */
-public final class InMemoryLockProvider implements LockProvider, LockStatusSource, ReleaseNotifier, StoreHealth {
+public final class InMemoryLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth {
 
 	private static final int SWEEP_EVERY = 1024;
 
@@ -151,10 +152,13 @@ public final class InMemoryLockProvider implements LockProvider, LockStatusSourc
 		return Duration.ZERO;
 	}
 
+	/**
+	 * Watches the key from the start, so a release between a refused attempt and the wait is never missed.
+	 */
 	@Override
-	public Watch watch(String key) {
-		Signal signal = new Signal(key);
-		watches.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(signal);
+	public Acquisition begin(LockRequest request) {
+		Signal signal = new Signal(request);
+		watches.computeIfAbsent(request.key(), k -> ConcurrentHashMap.newKeySet()).add(signal);
 		return signal;
 	}
 
@@ -229,20 +233,13 @@ public final class InMemoryLockProvider implements LockProvider, LockStatusSourc
 
 		private final long fencingToken;
 
+		/** Set once this lease released its lock, so a second release answers as the first did. */
+		private volatile boolean released;
+
 		MemoryLease(String key, String token, long fencingToken) {
 			this.key = key;
 			this.token = token;
 			this.fencingToken = fencingToken;
-		}
-
-		@Override
-		public String key() {
-			return key;
-		}
-
-		@Override
-		public String token() {
-			return token;
 		}
 
 		@Override
@@ -270,6 +267,9 @@ public final class InMemoryLockProvider implements LockProvider, LockStatusSourc
 
 		@Override
 		public boolean release() {
+			if (released) {
+				return true;
+			}
 			Slot slot = slots.get(key);
 			if (slot == null) {
 				return false;
@@ -283,6 +283,7 @@ public final class InMemoryLockProvider implements LockProvider, LockStatusSourc
 					slot.removed = true;
 					slots.remove(key, slot);
 				}
+				released = true;
 			}
 			signalRelease(key);
 			return true;
@@ -290,24 +291,30 @@ public final class InMemoryLockProvider implements LockProvider, LockStatusSourc
 
 	}
 
-	private final class Signal implements Watch {
+	private final class Signal implements Acquisition {
 
-		private final String key;
+		private final LockRequest request;
 
 		private final Semaphore permits = new Semaphore(0);
 
-		Signal(String key) {
-			this.key = key;
+		Signal(LockRequest request) {
+			this.request = request;
 		}
 
 		@Override
-		public boolean await(Duration max) throws InterruptedException {
+		public Optional<Granted> tryOnce() {
+			long sent = System.nanoTime();
+			return tryAcquire(request).map(lease -> new Granted(lease, sent));
+		}
+
+		@Override
+		public boolean awaitSignal(Duration max) throws InterruptedException {
 			return permits.tryAcquire(max.toNanos(), TimeUnit.NANOSECONDS);
 		}
 
 		@Override
 		public void close() {
-			watches.computeIfPresent(key, (k, signals) -> {
+			watches.computeIfPresent(request.key(), (k, signals) -> {
 				signals.remove(this);
 				return signals.isEmpty() ? null : signals;
 			});

@@ -3,20 +3,11 @@ package dev.distlock.core.spi;
 import java.time.Duration;
 
 /**
- * A lock a provider granted. It releases and extends itself, always comparing its owner token, so a holder whose
- * lease expired cannot touch the next holder's lock.
+ * What only the store knows about a granted lock: its fencing token, and how to extend or release it. Both compare
+ * the owner token in the store, so a holder whose lease expired cannot touch the next holder's lock. The caller
+ * already knows the key and owner token: it sent them in the {@link LockRequest}.
  */
 public interface Lease {
-
-	/**
-	 * The store key.
-	 */
-	String key();
-
-	/**
-	 * The owner token this lease was granted under.
-	 */
-	String token();
 
 	/**
 	 * The fencing token: strictly increasing per key across all holders, also after expiry.
@@ -24,24 +15,16 @@ public interface Lease {
 	long fencingToken();
 
 	/**
-	 * The {@link System#nanoTime()} from which this JVM may count the lease: the store started it no earlier. The
-	 * default is when the attempt that returned the lease was sent. A provider that hands a released lock straight to a
-	 * queued waiter returns when that waiter's queued attempt was sent, which can be earlier.
-	 * @param attemptNanos when the attempt that returned this lease was sent
-	 */
-	default long leaseStartNanos(long attemptNanos) {
-		return attemptNanos;
-	}
-
-	/**
-	 * Sets the remaining lease to {@code lease} from now, if this token still holds the lock.
+	 * Sets the remaining lease to {@code lease} from now, if this token still holds the lock. Running it twice (a
+	 * client replaying the command after a reconnect) has the effect of running it once.
 	 * @return false when the lock is no longer held under this token
 	 */
 	boolean extend(Duration lease);
 
 	/**
-	 * Releases the lock, if this token still holds it.
-	 * @return false when the lock was not held under this token (expired, or taken over)
+	 * Releases the lock, if this token still holds it. Running it twice has the effect of running it once, and both
+	 * runs answer true.
+	 * @return false when the lock was not held under this token (expired, forced out, or taken over)
 	 */
 	boolean release();
 

@@ -19,7 +19,7 @@ public interface LockProvider {
 	Optional<Lease> tryAcquire(LockRequest request);
 
 	/**
-	 * Whether anyone holds the key now, exclusively or shared (redislock's {@code check}). Takes no lock.
+	 * Whether anyone holds the key now, exclusively or shared. Takes no lock.
 	 */
 	boolean isLocked(String key);
 

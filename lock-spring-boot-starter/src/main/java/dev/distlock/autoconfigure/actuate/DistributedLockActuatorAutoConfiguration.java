@@ -19,7 +19,6 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.core.LockTemplate;
-import dev.distlock.core.spi.LockProvider;
 
 /**
  * Operations for distlock: the {@code locks} endpoint, the {@code locks} health indicator, meters and observations.
@@ -77,8 +76,8 @@ public final class DistributedLockActuatorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "locksHealthIndicator")
-		LocksHealthIndicator locksHealthIndicator(LockProvider provider, LocksActuatorProperties properties) {
-			return new LocksHealthIndicator(provider, properties.checkedHealthTimeout());
+		LocksHealthIndicator locksHealthIndicator(LockTemplate template, LocksActuatorProperties properties) {
+			return new LocksHealthIndicator(template, properties.checkedHealthTimeout());
 		}
 
 	}

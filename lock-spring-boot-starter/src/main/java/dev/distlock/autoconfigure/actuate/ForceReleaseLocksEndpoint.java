@@ -6,11 +6,7 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
-import dev.distlock.core.DistributedLockException;
-import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
-import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.spi.LockStatusSource;
 
 /**
  * The {@code locks} endpoint with {@code DELETE /actuator/locks/{key}}, registered only when
@@ -38,21 +34,7 @@ public final class ForceReleaseLocksEndpoint extends LocksEndpoint {
 	@DeleteOperation
 	public ForceReleased forceRelease(@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		String storeKey = String.join("/", key);
-		LockProvider provider = template().provider();
-		if (!(provider instanceof LockStatusSource source)) {
-			throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no forced release");
-		}
-		boolean released;
-		try {
-			released = source.forceRelease(storeKey);
-		}
-		catch (DistributedLockException | UnsupportedOperationException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			throw new LockStoreException(storeKey, "Forced release of lock '" + storeKey + "' failed: "
-					+ ex.getMessage(), ex);
-		}
+		boolean released = template().forceRelease(storeKey);
 		// Warn, as for a lost lock: a holder, if alive, has just lost its lock.
 		logger.warn("Lock '" + storeKey + "' was force-released through the locks endpoint"
 				+ (released ? "" : "; the store had no such lock"));

@@ -1,6 +1,7 @@
 package dev.distlock.autoconfigure.actuate;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -10,46 +11,45 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 import dev.distlock.core.LockStoreException;
-import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.core.LockTemplate;
 
 /**
  * The {@code locks} health indicator: UP with the ping latency when the lock store answers, DOWN when it does not
- * within the timeout. It only pings, so contention, however heavy, never makes it DOWN. A provider without
- * {@link StoreHealth} reports UNKNOWN.
+ * within the timeout. It only pings, so contention, however heavy, never makes it DOWN. A provider without a ping
+ * reports UNKNOWN.
  */
 public final class LocksHealthIndicator extends AbstractHealthIndicator {
 
-	private final LockProvider provider;
+	private final LockTemplate template;
 
 	private final Duration timeout;
 
 	/**
-	 * Checks the provider's store, waiting at most {@code timeout} for its ping.
+	 * Checks the template's store, waiting at most {@code timeout} for its ping.
 	 */
-	public LocksHealthIndicator(LockProvider provider, Duration timeout) {
+	public LocksHealthIndicator(LockTemplate template, Duration timeout) {
 		super("Lock store health check failed");
-		this.provider = provider;
+		this.template = template;
 		this.timeout = timeout;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) throws Exception {
-		builder.withDetail("provider", provider.name());
-		if (!(provider instanceof StoreHealth store)) {
+		builder.withDetail("provider", template.provider().name());
+		Optional<Duration> latency = ping();
+		if (latency.isEmpty()) {
 			builder.unknown().withDetail("reason", "the provider has no ping");
 			return;
 		}
-		Duration latency = ping(store);
-		builder.up().withDetail("latency", latency.toNanos() / 1_000 / 1_000.0 + "ms");
+		builder.up().withDetail("latency", latency.get().toNanos() / 1_000 / 1_000.0 + "ms");
 	}
 
 	/**
 	 * Pings on a daemon thread of its own, so a store that does not answer cannot hold the health endpoint for the
 	 * client's whole command timeout.
 	 */
-	private Duration ping(StoreHealth store) throws InterruptedException {
-		FutureTask<Duration> task = new FutureTask<>(store::ping);
+	private Optional<Duration> ping() throws InterruptedException {
+		FutureTask<Optional<Duration>> task = new FutureTask<>(template::ping);
 		Thread thread = new Thread(task, "distlock-health-ping");
 		thread.setDaemon(true);
 		thread.start();
@@ -59,13 +59,14 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 		catch (TimeoutException ex) {
 			task.cancel(true);
 			throw new LockStoreException(null,
-					"Lock store '" + provider.name() + "' did not answer a ping within " + timeout, null);
+					"Lock store '" + template.provider().name() + "' did not answer a ping within " + timeout, null);
 		}
 		catch (ExecutionException ex) {
 			if (ex.getCause() instanceof RuntimeException runtime) {
 				throw runtime;
 			}
-			throw new LockStoreException(null, "Ping of lock store '" + provider.name() + "' failed", ex.getCause());
+			throw new LockStoreException(null, "Ping of lock store '" + template.provider().name() + "' failed",
+					ex.getCause());
 		}
 	}
 

@@ -59,7 +59,7 @@ class LocksHealthIndicatorTests {
 	void upWithProviderAndLatencyWhenRedisAnswers() {
 		LettuceConnectionFactory factory = redis.connectionFactory();
 		try (RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults())) {
-			Health health = new LocksHealthIndicator(provider, TIMEOUT).health();
+			Health health = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
 			assertThat(health.getDetails()).containsEntry("provider", "redis")
 				.hasEntrySatisfying("latency", latency -> assertThat(latency.toString()).matches("\\d+\\.\\d+ms"));
@@ -75,7 +75,7 @@ class LocksHealthIndicatorTests {
 		ExecutorService pool = Executors.newFixedThreadPool(4);
 		try (RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
 				LockTemplate template = new LockTemplate(provider)) {
-			LocksHealthIndicator indicator = new LocksHealthIndicator(provider, TIMEOUT);
+			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT);
 			LockOptions contended = LockOptions.builder().timeout(Duration.ofSeconds(10)).retries(2)
 				.delay(Duration.ofMillis(10)).build();
 			try (LockHandle hot = template.acquire("hot", contended)) {
@@ -106,7 +106,7 @@ class LocksHealthIndicatorTests {
 				.listener(new LockMetricsListener(registry, () -> holder[0], LockKeyTag.beforeFirstColon()))
 				.build();
 			holder[0] = template;
-			LocksHealthIndicator indicator = new LocksHealthIndicator(provider, TIMEOUT);
+			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT);
 			LockHandle held = template.acquire("orders:1", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
 			redis.stop();
 			try {
@@ -142,7 +142,7 @@ class LocksHealthIndicatorTests {
 	void upOnMongoAndDownOnceItStops() {
 		try (MongoTestServer mongo = MongoTestServer.startInProcess()) {
 			MongoLockProvider provider = new MongoLockProvider(mongo.template(), MongoLockSettings.defaults());
-			LocksHealthIndicator indicator = new LocksHealthIndicator(provider, TIMEOUT);
+			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT);
 			Health up = indicator.health();
 			assertThat(up.getStatus()).isEqualTo(Status.UP);
 			assertThat(up.getDetails()).containsEntry("provider", "mongo").containsKey("latency");
@@ -155,7 +155,7 @@ class LocksHealthIndicatorTests {
 
 	@Test
 	void downWhenThePingDoesNotAnswerInTime() {
-		Health health = new LocksHealthIndicator(new SilentStore(), Duration.ofMillis(200)).health();
+		Health health = new LocksHealthIndicator(new LockTemplate(new SilentStore()), Duration.ofMillis(200)).health();
 		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 		assertThat(health.getDetails()).hasEntrySatisfying("error",
 				error -> assertThat(error.toString()).contains("did not answer a ping within PT0.2S"));
@@ -163,7 +163,7 @@ class LocksHealthIndicatorTests {
 
 	@Test
 	void upOnTheInMemoryStoreAndUnknownForAStoreWithoutPing() {
-		assertThat(new LocksHealthIndicator(new InMemoryLockProvider(), TIMEOUT).health().getStatus())
+		assertThat(new LocksHealthIndicator(new LockTemplate(new InMemoryLockProvider()), TIMEOUT).health().getStatus())
 			.isEqualTo(Status.UP);
 		LockProvider noPing = new LockProvider() {
 			@Override
@@ -176,7 +176,7 @@ class LocksHealthIndicatorTests {
 				return false;
 			}
 		};
-		assertThat(new LocksHealthIndicator(noPing, TIMEOUT).health().getStatus()).isEqualTo(Status.UNKNOWN);
+		assertThat(new LocksHealthIndicator(new LockTemplate(noPing), TIMEOUT).health().getStatus()).isEqualTo(Status.UNKNOWN);
 	}
 
 	private static void awaitUp(LocksHealthIndicator indicator) {

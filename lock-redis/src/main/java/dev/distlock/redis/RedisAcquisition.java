@@ -1,0 +1,224 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.LockRequest;
+
+/**
+ * All of one waiting acquisition's Redis state: its place in the key's FIFO waiter queue (the send time of each
+ * queued attempt), the grant a release hands it over pub/sub, the holder's remaining lease that caps each wait, the
+ * withdrawal when it gives up, and the lease start of what it was granted.
+ * <p>An exclusive request queues with every attempt, so a release hands it the lock in the release script itself. The
+ * grant names the attempt whose queue entry it used; that attempt was sent before the grant, so its send time is a
+ * safe start for the lease. A reply of "already yours" (a grant whose message has not arrived) counts from the first
+ * queued attempt. Shared requests and providers without pub/sub do not queue; they wait for a release message, the
+ * holder's expiry or the backoff, whichever comes first.
+ * <p>Written by the waiting thread and the pub/sub listener, hence synchronised.
+ */
+final class RedisAcquisition implements Acquisition {
+
+	private static final Log logger = LogFactory.getLog(RedisAcquisition.class);
+
+	/**
+	 * How long a waiter's queue entry stays valid without a fresh attempt. Longer than usual retry delays, so a live
+	 * waiter keeps its place; short, so a waiter that died stops being handed locks soon (a lock handed to a dead
+	 * waiter is held until its lease ends, as a dead holder's is).
+	 */
+	static final Duration QUEUE_STAY = Duration.ofSeconds(2);
+
+	private final LockRequest request;
+
+	private final LockScripts scripts;
+
+	private final PubSubChannels channels;
+
+	/** The provider's waiters by owner token, where grant messages are routed. */
+	private final Map<String, RedisAcquisition> queued;
+
+	private final boolean handsOff;
+
+	private final Semaphore signals = new Semaphore(0);
+
+	private long[] sentNanos = new long[8];
+
+	private int attempts;
+
+	private @Nullable Grant grant;
+
+	private boolean taken;
+
+	/** An attempt failed without an answer: it may have been granted anyway. */
+	private boolean uncertain;
+
+	private volatile long holderExpiresAtNanos;
+
+	private PubSubChannels.@Nullable Subscription subscription;
+
+	/** Subscribing failed: waits end on the holder's expiry or the backoff only. */
+	private boolean polling;
+
+	RedisAcquisition(LockRequest request, LockScripts scripts, PubSubChannels channels,
+			Map<String, RedisAcquisition> queued) {
+		this.request = request;
+		this.scripts = scripts;
+		this.channels = channels;
+		this.queued = queued;
+		this.handsOff = channels.enabled() && !request.shared();
+		this.polling = !channels.enabled();
+	}
+
+	@Override
+	public Optional<Granted> tryOnce() {
+		Grant handedOver = takeGrant();
+		if (handedOver != null) { // a release handed us the lock: no round trip
+			return Optional.of(granted(handedOver.fencingToken(), handedOver.leaseStartNanos()));
+		}
+		long sent = System.nanoTime();
+		int attempt = handsOff ? queuedAttempt(sent) : 0;
+		long[] reply;
+		try {
+			if (request.shared()) {
+				reply = scripts.acquireAll(List.of(request));
+			}
+			else {
+				reply = scripts.acquire(request, handsOff ? QUEUE_STAY : Duration.ZERO, attempt,
+						channels.grantChannel());
+			}
+		}
+		catch (RuntimeException ex) {
+			synchronized (this) {
+				uncertain = true;
+			}
+			throw ex;
+		}
+		if (reply[0] == 0) {
+			holderExpiresAtNanos = reply[1] > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reply[1]) : 0;
+			return Optional.empty();
+		}
+		long firstQueued;
+		synchronized (this) {
+			taken = true;
+			firstQueued = attempts > 0 ? sentNanos[0] : sent;
+		}
+		// 1 (or shared): taken now; 2: handed to us by a release whose message has not arrived.
+		return Optional.of(granted(reply[1], reply[0] == 2 ? firstQueued : sent));
+	}
+
+	@Override
+	public boolean awaitSignal(Duration max) throws InterruptedException {
+		if (subscription == null && !polling) {
+			try {
+				subscription = channels.subscribe(request.key(), handsOff, signals::release);
+				if (!subscription.isLive()) {
+					// Newly subscribed: a release or hand-off before now went unheard, so look again as soon as
+					// the subscription is live (or the wait is over).
+					subscription.awaitLive(max);
+					return true;
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Release signals unavailable for '" + request.key() + "'; polling with backoff", ex);
+				polling = true;
+			}
+		}
+		long wait = max.toNanos();
+		long expiresAt = holderExpiresAtNanos;
+		if (expiresAt != 0) {
+			// The holder's lease runs out before the backoff would end: wake then (plus 1 ms for rounding).
+			wait = Math.max(0, Math.min(wait, expiresAt - System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1)));
+		}
+		return signals.tryAcquire(wait, TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void close() {
+		queued.remove(request.token(), this);
+		boolean cleanUp;
+		synchronized (this) {
+			cleanUp = !taken && (attempts > 0 || uncertain);
+			taken = true; // a grant arriving from now on is the cleanup's to pass on
+		}
+		if (subscription != null) {
+			subscription.close();
+		}
+		if (cleanUp) {
+			scripts.cleanUp(request.key(), request.token(), request.shared(), request.lease());
+		}
+	}
+
+	/**
+	 * Routes a hand-off message, {@code g <token> <fencing token> <attempt>}, to its waiter; ignores any other.
+	 */
+	static void route(String message, Map<String, RedisAcquisition> queued) {
+		String[] parts = message.split(" ");
+		if (parts.length != 4 || !parts[0].equals("g")) {
+			logger.warn("Ignoring a malformed hand-off message on a grant channel");
+			return;
+		}
+		RedisAcquisition waiter = queued.get(parts[1]);
+		if (waiter != null && waiter.granted(Long.parseLong(parts[2]), Integer.parseInt(parts[3]))) {
+			waiter.signals.release();
+		}
+	}
+
+	private RedisLease lease(long fencingToken) {
+		return new RedisLease(scripts, request.key(), request.token(), fencingToken, request.shared(),
+				request.lease());
+	}
+
+	private Granted granted(long fencingToken, long leaseStartNanos) {
+		return new Granted(lease(fencingToken), leaseStartNanos);
+	}
+
+	/**
+	 * Records that a queued attempt is being sent now, registering for grants on the first.
+	 * @return the attempt's number, stored in the queue entry and echoed by a grant
+	 */
+	private synchronized int queuedAttempt(long nowNanos) {
+		if (attempts == 0) {
+			queued.put(request.token(), this);
+		}
+		if (attempts == sentNanos.length) {
+			sentNanos = Arrays.copyOf(sentNanos, attempts * 2);
+		}
+		sentNanos[attempts] = nowNanos;
+		return attempts++;
+	}
+
+	/**
+	 * Records a grant published by a release; false when it names no attempt of ours or came after we were done.
+	 */
+	private synchronized boolean granted(long fencingToken, int attempt) {
+		if (taken || attempt < 0 || attempt >= attempts) {
+			return false;
+		}
+		grant = new Grant(fencingToken, sentNanos[attempt]);
+		return true;
+	}
+
+	private synchronized @Nullable Grant takeGrant() {
+		if (taken || grant == null) {
+			return null;
+		}
+		taken = true;
+		return grant;
+	}
+
+	/**
+	 * A hand-off: the fencing token the release issued, and the send time of the queued attempt it served.
+	 */
+	private record Grant(long fencingToken, long leaseStartNanos) {
+	}
+
+}
