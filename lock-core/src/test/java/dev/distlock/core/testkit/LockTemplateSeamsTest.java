@@ -253,6 +253,7 @@ public abstract class LockTemplateSeamsTest {
 	@EnumSource(Entry.class)
 	void interruptFlagSetBeforeTheCallThrowsATypedErrorHoldsNothingAndKeepsTheFlag(Entry entry) {
 		String key = "pre-interrupted";
+		warmUp(entry, key); // connections open, as in a running application
 		Thread.currentThread().interrupt();
 		Throwable thrown = catchThrowable(() -> enter(entry, template, key, lease(), countingBody()));
 		boolean flag = Thread.interrupted();
