@@ -64,8 +64,14 @@ public abstract class LockTemplateSeamsTest {
 	/** How soon after every party gave up the key must read free. */
 	protected static final Duration FREE_WITHIN = Duration.ofSeconds(1);
 
+	/** How long commands held back by a pause take to land once the store resumes. */
+	protected static final Duration SETTLE = Duration.ofMillis(250);
+
 	/** How long a disrupted caller may take to give up, on a loaded machine. */
 	protected static final Duration GIVE_UP_WITHIN = Duration.ofSeconds(5);
+
+	/** How often the cheap interrupt cells run per entry point. */
+	protected static final int REPEATS = 5;
 
 	/** What {@link Entry#TRY_ACQUIRE} returns when the lock stayed held. */
 	protected static final String NOT_ACQUIRED = "<not acquired>";
@@ -298,12 +304,18 @@ public abstract class LockTemplateSeamsTest {
 
 	/**
 	 * A body that sets its own interrupt flag: the release still happens, the call returns the body's result with no
-	 * error, and the flag is still set afterwards.
+	 * error, and the flag is still set afterwards. Repeated: whether a client notices the flag can depend on whether
+	 * the reply was already there.
 	 */
 	@ParameterizedTest
 	@EnumSource(Entry.class)
 	void interruptInsideTheBodyStillReleasesReturnsTheResultAndKeepsTheFlag(Entry entry) {
-		String key = "body-interrupt";
+		for (int i = 0; i < REPEATS; i++) {
+			interruptInsideTheBody(entry, "body-interrupt-" + i);
+		}
+	}
+
+	private void interruptInsideTheBody(Entry entry, String key) {
 		AtomicReference<String> result = new AtomicReference<>();
 		Throwable thrown = catchThrowable(() -> result.set(enter(entry, template, key, lease(), held -> {
 			countingBody().run(held);
@@ -328,7 +340,12 @@ public abstract class LockTemplateSeamsTest {
 	@ParameterizedTest
 	@EnumSource(Entry.class)
 	void bodyInterruptedFromAnotherThreadStillReleasesAndKeepsTheFlag(Entry entry) throws Exception {
-		String key = "body-woken";
+		for (int i = 0; i < REPEATS; i++) {
+			bodyInterruptedFromAnotherThread(entry, "body-woken-" + i);
+		}
+	}
+
+	private void bodyInterruptedFromAnotherThread(Entry entry, String key) throws Exception {
 		CountDownLatch entered = new CountDownLatch(1);
 		Worker<String> worker = new Worker<>("seams-body", () -> enter(entry, template, key, lease(), held -> {
 			countingBody().run(held);
@@ -358,7 +375,12 @@ public abstract class LockTemplateSeamsTest {
 	@ParameterizedTest
 	@EnumSource(value = Entry.class, names = { "ACQUIRE", "ACQUIRE_ALL" })
 	void interruptFlagSetRightBeforeReleaseStillReleasesAndKeepsTheFlag(Entry entry) {
-		String key = "release-interrupt";
+		for (int i = 0; i < REPEATS; i++) {
+			interruptBeforeRelease(entry, "release-interrupt-" + i);
+		}
+	}
+
+	private void interruptBeforeRelease(Entry entry, String key) {
 		Runnable release;
 		if (entry == Entry.ACQUIRE_ALL) {
 			LockGroup group = template.acquireAll(keys(entry, key), lease());
@@ -432,12 +454,12 @@ public abstract class LockTemplateSeamsTest {
 			assertThat(worker.await(Duration.ofSeconds(10))).as("storm worker stopped").isTrue();
 		}
 		SoftAssertions softly = new SoftAssertions();
-		softly.assertThat(oracle.maxInside()).as("bodies inside at once").isEqualTo(1);
+		softly.assertThat(oracle.sections()).as("sections run (none: the key was stranded early on)").isPositive();
+		softly.assertThat(oracle.maxInside()).as("bodies inside at once").isLessThanOrEqualTo(1);
 		softly.assertThat(oracle.count()).as("unguarded counter").isEqualTo(oracle.sections());
 		softly.assertThat(bodiesWithoutLock.get()).as("bodies run without their lock").isZero();
 		softly.assertThat(untyped).as("errors outside DistributedLockException").isEmpty();
 		softly.assertThat(releaseErrors.get()).as("LockReleaseExceptions").isZero();
-		softly.assertThat(oracle.sections()).as("sections run").isPositive();
 		softly.assertAll();
 		assertFree(keys(entry, key));
 		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
@@ -518,7 +540,7 @@ public abstract class LockTemplateSeamsTest {
 			Future<?> task = executor.submit(probe.wrap(() -> template.execute(key, lease(), handle -> {
 				countingBody().run(List.of(handle));
 				entered.countDown();
-				oracle.section(500); // finishes its work even when interrupted
+				oracle.section(1_500); // finishes its work even when interrupted; long enough to probe on a busy machine
 				return "done";
 			})));
 			assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
@@ -568,6 +590,9 @@ public abstract class LockTemplateSeamsTest {
 		if (resumeIn > 0) {
 			TimeUnit.NANOSECONDS.sleep(resumeIn);
 		}
+		// Let the commands held during the pause reach the store first, so the probe cannot take the key before the
+		// stale acquire lands (and hide it).
+		Thread.sleep(SETTLE.toMillis());
 		assertFree(keys(entry, key));
 		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
 	}
