@@ -1,0 +1,1058 @@
+package dev.distlock.core.testkit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.assertj.core.api.SoftAssertions;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.LockAcquisitionException;
+import dev.distlock.core.LockGroup;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockLostException;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.LockProvider;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The seams suite for {@link LockTemplate}: every entry point ({@code acquire}, {@code tryAcquire}, {@code execute},
+ * {@code acquireAll}) against the disruptions where a lock meets the Java runtime and the network (interrupts, future
+ * cancellation, a paused store, a connection cut around a command, closing the template). Every cell asserts that no
+ * two holders are inside at once, that a body never runs without its lock, that once every party has given up the
+ * store shows the key free within {@link #FREE_WITHIN} (not after a lease: leases here are {@link #LEASE} long, so a
+ * stranded lock shows), that errors are {@link DistributedLockException}s, and that the interrupt status survives.
+ * <p>A store module extends this class and supplies {@link #createProvider()}; stores reached over the network also
+ * supply {@link #proxy()} (a {@link TcpProxy} between provider and store) and may override
+ * {@link #pauseStore(Duration)}. Cells a store cannot run are skipped with an assumption naming the reason.
+ */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+public abstract class LockTemplateSeamsTest {
+
+	/** A lease long enough that a stranded lock is visible for the whole test. */
+	protected static final Duration LEASE = Duration.ofSeconds(20);
+
+	/** How soon after every party gave up the key must read free. */
+	protected static final Duration FREE_WITHIN = Duration.ofSeconds(1);
+
+	/** How long commands held back by a pause take to land once the store resumes. */
+	protected static final Duration SETTLE = Duration.ofMillis(250);
+
+	/** How long a disrupted caller may take to give up, on a loaded machine. */
+	protected static final Duration GIVE_UP_WITHIN = Duration.ofSeconds(5);
+
+	/** How often the cheap interrupt cells run per entry point. */
+	protected static final int REPEATS = 5;
+
+	/** What {@link Entry#TRY_ACQUIRE} returns when the lock stayed held. */
+	protected static final String NOT_ACQUIRED = "<not acquired>";
+
+	private static final OwnerDetails OWNER = new OwnerDetails("seams-kit", "kit-host");
+
+	private static final OwnerDetails OTHER = new OwnerDetails("seams-other", "other-host");
+
+	/** The provider under test. */
+	protected @Nullable LockProvider provider;
+
+	/** A provider on the same store, reached without the proxy where there is one. */
+	protected @Nullable LockProvider observerProvider;
+
+	/** The template under test. */
+	protected @Nullable LockTemplate template;
+
+	/** Another application instance on the same store: the holder in contended cells and the freeness probe. */
+	protected @Nullable LockTemplate observer;
+
+	/** This test's random key prefix. */
+	protected String prefix = "";
+
+	/** Lock-lost signals heard by the template under test or by handles the bodies saw. */
+	protected final AtomicInteger lostSignals = new AtomicInteger();
+
+	/** The attempts of the template's last failed acquisition, as its listener heard them. */
+	protected final AtomicInteger failedAttempts = new AtomicInteger(-1);
+
+	/** Bodies that ran. */
+	protected final AtomicInteger bodies = new AtomicInteger();
+
+	/** Bodies that found one of their handles not held on entry. */
+	protected final AtomicInteger bodiesWithoutLock = new AtomicInteger();
+
+	/**
+	 * The entry points of {@link LockTemplate} the cells run through.
+	 */
+	public enum Entry {
+
+		/** {@code acquire} and try-with-resources. */
+		ACQUIRE,
+		/** {@code tryAcquire} and try-with-resources. */
+		TRY_ACQUIRE,
+		/** {@code execute} with a callback. */
+		EXECUTE,
+		/** {@code acquireAll} on two keys and try-with-resources. */
+		ACQUIRE_ALL
+
+	}
+
+	/**
+	 * Work done under the lock; gets the handles held.
+	 */
+	@FunctionalInterface
+	protected interface Body {
+
+		/** Runs with the lock held. */
+		String run(List<LockHandle> held);
+
+	}
+
+	// ---- store hooks ----
+
+	/**
+	 * The provider under test, connected to the store (through {@link #proxy()} where there is one); called before
+	 * every test.
+	 */
+	protected abstract LockProvider createProvider();
+
+	/**
+	 * Closes what {@link #createProvider()} opened; called after every test.
+	 */
+	protected void destroyProvider(LockProvider provider) {
+	}
+
+	/**
+	 * A provider on the same store for the second template that probes freeness and plays the other holder; by
+	 * default the provider under test itself. Stores behind a proxy return one that bypasses it.
+	 */
+	protected LockProvider createObserverProvider(LockProvider provider) {
+		return provider;
+	}
+
+	/**
+	 * The proxy between the provider under test and its store, or null for a store without a network; cells that cut
+	 * connections are skipped without one.
+	 */
+	protected @Nullable TcpProxy proxy() {
+		return null;
+	}
+
+	/**
+	 * The store client's command timeout: a call to a stalled store fails after about this long.
+	 */
+	protected Duration commandTimeout() {
+		return Duration.ofSeconds(1);
+	}
+
+	/**
+	 * Makes the store stop answering for the duration, from now, and returns at once; commands sent meanwhile run
+	 * when it resumes. The default stalls {@link #proxy()}.
+	 * @return false when this store cannot be paused (the cell is skipped)
+	 */
+	protected boolean pauseStore(Duration duration) {
+		TcpProxy proxy = proxy();
+		if (proxy == null) {
+			return false;
+		}
+		proxy.stall(duration);
+		return true;
+	}
+
+	/**
+	 * Ends a pause early (cleanup after a failed cell).
+	 */
+	protected void resumeStore() {
+		TcpProxy proxy = proxy();
+		if (proxy != null) {
+			proxy.resume();
+			proxy.disarm();
+		}
+	}
+
+	// ---- lifecycle ----
+
+	@BeforeEach
+	void createTemplates() {
+		provider = createProvider();
+		observerProvider = createObserverProvider(provider);
+		prefix = "seams:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+		template = newTemplate(provider, OWNER);
+		observer = newTemplate(observerProvider, OTHER);
+	}
+
+	@AfterEach
+	void closeTemplates() {
+		Thread.interrupted(); // never leave the runner's thread interrupted
+		resumeStore();
+		try {
+			if (template != null) {
+				template.close();
+			}
+			if (observer != null) {
+				observer.close();
+			}
+		}
+		finally {
+			if (observerProvider != null && observerProvider != provider) {
+				destroyProvider(observerProvider);
+			}
+			if (provider != null) {
+				destroyProvider(provider);
+			}
+		}
+	}
+
+	/**
+	 * A template on the provider under test with this test's prefix and listener.
+	 */
+	protected LockTemplate newTemplate() {
+		return newTemplate(provider, OWNER);
+	}
+
+	private LockTemplate newTemplate(LockProvider on, OwnerDetails owner) {
+		return LockTemplate.builder(on).keyPrefix(prefix).owner(owner).listener(new LockListener() {
+
+			@Override
+			public void onLost(LockHandle handle, LockLostException cause) {
+				lostSignals.incrementAndGet();
+			}
+
+			@Override
+			public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
+				failedAttempts.set(attempts);
+			}
+
+		}).build();
+	}
+
+	// ---- interrupts ----
+
+	/** Interrupt flag set before the call: a typed error, nothing held, the flag still set. */
+	@ParameterizedTest
+	@EnumSource(Entry.class)
+	void interruptFlagSetBeforeTheCallThrowsATypedErrorHoldsNothingAndKeepsTheFlag(Entry entry) {
+		String key = "pre-interrupted";
+		warmUp(entry, key); // connections open, as in a running application
+		Thread.currentThread().interrupt();
+		Throwable thrown = catchThrowable(() -> enter(entry, template, key, lease(), countingBody()));
+		boolean flag = Thread.interrupted();
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(thrown).as("error of " + entry + " called with the interrupt flag set")
+			.isInstanceOf(DistributedLockException.class);
+		softly.assertThat(flag).as("interrupt flag after the call").isTrue();
+		softly.assertThat(bodies.get()).as("bodies run").isZero();
+		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertAll();
+		assertFree(keys(entry, key));
+	}
+
+	/**
+	 * A waiter interrupted while a holder holds gives up with a typed error and keeps its flag; once the holder
+	 * releases, the key is free at once, never handed to the departed waiter. Repeated, with the interrupt landing at
+	 * different points of the wait.
+	 */
+	@ParameterizedTest
+	@EnumSource(Entry.class)
+	void interruptWhileWaitingGivesUpTypedAndTheKeyIsNeverHandedToTheDepartedWaiter(Entry entry) throws Exception {
+		int repeats = entry == Entry.ACQUIRE ? 10 : 4;
+		for (int i = 0; i < repeats; i++) {
+			String key = "wait-" + i;
+			LockHandle holder = observer.acquire(key, lease());
+			Worker<String> waiter = new Worker<>("seams-waiter-" + i,
+					() -> enter(entry, template, key, waitUpTo(Duration.ofSeconds(10)), countingBody()));
+			Thread.sleep(40 + (i * 37L) % 160);
+			assertThat(waiter.isDone()).as("waiter %d finished while the key was held: %s", i, waiter).isFalse();
+			waiter.interrupt();
+			assertThat(waiter.await(GIVE_UP_WITHIN)).as("waiter %d gave up after its interrupt", i).isTrue();
+			SoftAssertions softly = new SoftAssertions();
+			softly.assertThat(waiter.thrown()).as("waiter %d's error", i).isInstanceOf(DistributedLockException.class);
+			softly.assertThat(waiter.interruptedAfter()).as("waiter %d's interrupt flag afterwards", i).isTrue();
+			softly.assertThat(bodies.get()).as("bodies run").isZero();
+			softly.assertAll();
+			holder.release();
+			assertFree(keys(entry, key));
+			assertThat(template.heldLocks()).as("heldLocks() after waiter %d", i).isEmpty();
+		}
+	}
+
+	/**
+	 * A body that sets its own interrupt flag: the release still happens, the call returns the body's result with no
+	 * error, and the flag is still set afterwards. Repeated: whether a client notices the flag can depend on whether
+	 * the reply was already there.
+	 */
+	@ParameterizedTest
+	@EnumSource(Entry.class)
+	void interruptInsideTheBodyStillReleasesReturnsTheResultAndKeepsTheFlag(Entry entry) {
+		for (int i = 0; i < REPEATS; i++) {
+			interruptInsideTheBody(entry, "body-interrupt-" + i);
+		}
+	}
+
+	private void interruptInsideTheBody(Entry entry, String key) {
+		AtomicReference<String> result = new AtomicReference<>();
+		Throwable thrown = catchThrowable(() -> result.set(enter(entry, template, key, lease(), held -> {
+			countingBody().run(held);
+			Thread.currentThread().interrupt();
+			return "done";
+		})));
+		boolean flag = Thread.interrupted();
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(thrown).as("error of " + entry + " after a body that interrupted itself").isNull();
+		softly.assertThat(result.get()).as("result").isEqualTo("done");
+		softly.assertThat(flag).as("interrupt flag after the call").isTrue();
+		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
+		softly.assertAll();
+		assertFree(keys(entry, key));
+	}
+
+	/**
+	 * A body blocked in a sleep and interrupted from another thread: it ends early, the release works, the result is
+	 * returned, the worker keeps its flag.
+	 */
+	@ParameterizedTest
+	@EnumSource(Entry.class)
+	void bodyInterruptedFromAnotherThreadStillReleasesAndKeepsTheFlag(Entry entry) throws Exception {
+		for (int i = 0; i < REPEATS; i++) {
+			bodyInterruptedFromAnotherThread(entry, "body-woken-" + i);
+		}
+	}
+
+	private void bodyInterruptedFromAnotherThread(Entry entry, String key) throws Exception {
+		CountDownLatch entered = new CountDownLatch(1);
+		Worker<String> worker = new Worker<>("seams-body", () -> enter(entry, template, key, lease(), held -> {
+			countingBody().run(held);
+			entered.countDown();
+			try {
+				Thread.sleep(30_000);
+				return "slept";
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return "woken";
+			}
+		}));
+		assertThat(entered.await(GIVE_UP_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).as("body entered").isTrue();
+		worker.interrupt();
+		assertThat(worker.await(GIVE_UP_WITHIN)).as("call returned after the body woke").isTrue();
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(worker.thrown()).as("error of " + entry + " after an interrupted body").isNull();
+		softly.assertThat(worker.value()).as("result").isEqualTo("woken");
+		softly.assertThat(worker.interruptedAfter()).as("worker's interrupt flag afterwards").isTrue();
+		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertAll();
+		assertFree(keys(entry, key));
+	}
+
+	/** The interrupt flag set right before the release: the release still happens, the flag is kept. */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "ACQUIRE_ALL" })
+	void interruptFlagSetRightBeforeReleaseStillReleasesAndKeepsTheFlag(Entry entry) {
+		for (int i = 0; i < REPEATS; i++) {
+			interruptBeforeRelease(entry, "release-interrupt-" + i);
+		}
+	}
+
+	private void interruptBeforeRelease(Entry entry, String key) {
+		Runnable release;
+		if (entry == Entry.ACQUIRE_ALL) {
+			LockGroup group = template.acquireAll(keys(entry, key), lease());
+			release = group::release;
+		}
+		else {
+			LockHandle handle = template.acquire(key, lease());
+			release = handle::release;
+		}
+		Thread.currentThread().interrupt();
+		Throwable thrown = catchThrowable(release::run);
+		boolean flag = Thread.interrupted();
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(thrown).as("error of a release with the interrupt flag set").isNull();
+		softly.assertThat(flag).as("interrupt flag after the release").isTrue();
+		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
+		softly.assertAll();
+		assertFree(keys(entry, key));
+	}
+
+	/**
+	 * Threads take turns on one key while another thread interrupts them at random: no two bodies ever overlap, the
+	 * unguarded counter ends exact, every error is typed, and the key ends free.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "EXECUTE" })
+	void interruptStormNeverLetsTwoHoldersInAndStrandsNothing(Entry entry) throws Exception {
+		String key = "storm";
+		SectionOracle oracle = new SectionOracle();
+		ConcurrentLinkedQueue<Throwable> untyped = new ConcurrentLinkedQueue<>();
+		AtomicInteger releaseErrors = new AtomicInteger();
+		AtomicBoolean running = new AtomicBoolean(true);
+		LockOptions options = LockOptions.builder()
+			.timeout(LEASE)
+			.delay(Duration.ofMillis(5))
+			.waitUpTo(Duration.ofSeconds(3))
+			.build();
+		List<Worker<String>> workers = new ArrayList<>();
+		for (int w = 0; w < 3; w++) {
+			workers.add(new Worker<>("seams-storm-" + w, () -> {
+				while (running.get()) {
+					try {
+						enter(entry, template, key, options, held -> {
+							countingBody().run(held);
+							oracle.section(2);
+							return "done";
+						});
+					}
+					catch (LockReleaseException ex) {
+						releaseErrors.incrementAndGet();
+					}
+					catch (DistributedLockException ex) {
+						// typed: an interrupted wait or a store call cut short
+					}
+					catch (RuntimeException ex) {
+						untyped.add(ex);
+					}
+					Thread.interrupted();
+				}
+				return "stopped";
+			}));
+		}
+		long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
+		while (System.nanoTime() - end < 0) {
+			Thread.sleep(ThreadLocalRandom.current().nextInt(3, 15));
+			workers.get(ThreadLocalRandom.current().nextInt(workers.size())).interrupt();
+		}
+		running.set(false);
+		for (Worker<String> worker : workers) {
+			assertThat(worker.await(Duration.ofSeconds(10))).as("storm worker stopped").isTrue();
+		}
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(oracle.sections()).as("sections run (none: the key was stranded early on)").isPositive();
+		softly.assertThat(oracle.maxInside()).as("bodies inside at once").isLessThanOrEqualTo(1);
+		softly.assertThat(oracle.count()).as("unguarded counter").isEqualTo(oracle.sections());
+		softly.assertThat(bodiesWithoutLock.get()).as("bodies run without their lock").isZero();
+		softly.assertThat(untyped).as("errors outside DistributedLockException").isEmpty();
+		softly.assertThat(releaseErrors.get()).as("LockReleaseExceptions").isZero();
+		softly.assertAll();
+		assertFree(keys(entry, key));
+		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+	}
+
+	// ---- Future.cancel(true) of a task running execute ----
+
+	/** Cancelled before it starts: the body never runs and nothing is held. */
+	@Test
+	void cancelBeforeTheTaskStartsNeverRunsTheBody() throws Exception {
+		String key = "cancel-before";
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			CountDownLatch gate = new CountDownLatch(1);
+			executor.submit(() -> gate.await(10, TimeUnit.SECONDS));
+			Future<String> task = executor.submit(() -> template.execute(key, lease(), countingCallback()));
+			assertThat(task.cancel(true)).isTrue();
+			gate.countDown();
+			executor.shutdown();
+			assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+			assertThat(bodies.get()).as("bodies run").isZero();
+			assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+			assertFree(List.of(key));
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	/**
+	 * Cancelled while waiting for a holder: the task gives up with a typed error and keeps its flag, the body never
+	 * runs, and once the holder releases the key is free at once.
+	 */
+	@Test
+	void cancelDuringTheWaitGivesUpAndTheKeyIsNeverHandedToTheCancelledTask() throws Exception {
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			for (int i = 0; i < 4; i++) {
+				String key = "cancel-wait-" + i;
+				LockHandle holder = observer.acquire(key, lease());
+				TaskProbe probe = new TaskProbe();
+				Future<?> task = executor.submit(
+						probe.wrap(() -> template.execute(key, waitUpTo(Duration.ofSeconds(10)), countingCallback())));
+				assertThat(probe.started.await(5, TimeUnit.SECONDS)).isTrue();
+				Thread.sleep(60 + i * 50L);
+				assertThat(task.cancel(true)).as("task %d still waiting when cancelled", i).isTrue();
+				assertThat(probe.done.await(GIVE_UP_WITHIN.toMillis(), TimeUnit.MILLISECONDS))
+					.as("cancelled task %d gave up", i)
+					.isTrue();
+				SoftAssertions softly = new SoftAssertions();
+				softly.assertThat(probe.thrown.get()).as("cancelled task %d's error", i)
+					.isInstanceOf(DistributedLockException.class);
+				softly.assertThat(probe.interruptedAfter.get()).as("task %d's interrupt flag afterwards", i).isTrue();
+				softly.assertThat(bodies.get()).as("bodies run").isZero();
+				softly.assertAll();
+				holder.release();
+				assertFree(List.of(key));
+				assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	/**
+	 * Cancelled while its body runs: the lock stays held until the body truly ends (a body that finishes its work
+	 * despite the interrupt), then is released with no error; the flag is kept.
+	 */
+	@Test
+	void cancelDuringTheBodyKeepsTheLockUntilTheBodyEndsThenReleases() throws Exception {
+		String key = "cancel-body";
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			CountDownLatch entered = new CountDownLatch(1);
+			SectionOracle oracle = new SectionOracle();
+			TaskProbe probe = new TaskProbe();
+			Future<?> task = executor.submit(probe.wrap(() -> template.execute(key, lease(), handle -> {
+				countingBody().run(List.of(handle));
+				entered.countDown();
+				oracle.section(1_500); // finishes its work even when interrupted; long enough to probe on a busy machine
+				return "done";
+			})));
+			assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+			assertThat(task.cancel(true)).isTrue();
+			Optional<LockHandle> intruder = observer.tryAcquire(key, lease());
+			intruder.ifPresent(LockHandle::release);
+			assertThat(intruder).as("another instance got in while the cancelled body still ran").isEmpty();
+			assertThat(probe.done.await(GIVE_UP_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+			SoftAssertions softly = new SoftAssertions();
+			softly.assertThat(probe.thrown.get()).as("error of execute after its task was cancelled").isNull();
+			softly.assertThat(probe.value.get()).as("result").isEqualTo("done");
+			softly.assertThat(probe.interruptedAfter.get()).as("task's interrupt flag afterwards").isTrue();
+			softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
+			softly.assertAll();
+			assertFree(List.of(key));
+			assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	// ---- the store paused, connections cut ----
+
+	/**
+	 * The store stalls past the command timeout during the call: a typed error within about the timeout, and once the
+	 * store resumes (running the acquire it had received) the key is free within a second: cleanup by owner token.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "EXECUTE", "ACQUIRE_ALL" })
+	void storePausedPastTheCommandTimeoutGivesATypedErrorAndLeavesNothingAfterItResumes(Entry entry)
+			throws Exception {
+		String key = "paused";
+		warmUp(entry, key);
+		Duration pause = commandTimeout().plusMillis(1_500);
+		long start = System.nanoTime();
+		Assumptions.assumeTrue(pauseStore(pause), () -> provider.name() + " cannot be paused: no network in between");
+		Throwable thrown = catchThrowable(() -> enter(entry, template, key, lease(), countingBody()));
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(thrown).as("error of " + entry + " against a paused store")
+			.isInstanceOf(DistributedLockException.class);
+		softly.assertThat(took).as("time to the error").isLessThan(commandTimeout().plusSeconds(4));
+		softly.assertThat(bodies.get()).as("bodies run").isZero();
+		softly.assertAll();
+		long resumeIn = pause.toNanos() - (System.nanoTime() - start);
+		if (resumeIn > 0) {
+			TimeUnit.NANOSECONDS.sleep(resumeIn);
+		}
+		// Let the commands held during the pause reach the store first, so the probe cannot take the key before the
+		// stale acquire lands (and hide it).
+		Thread.sleep(SETTLE.toMillis());
+		assertFree(keys(entry, key));
+		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+	}
+
+	/**
+	 * The connection is cut after the server ran the acquire and before its reply reached the client: the caller
+	 * either holds the lock (and its release frees it) or gets a typed error, and either way nothing stays held.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "EXECUTE", "ACQUIRE_ALL" })
+	void connectionCutAfterTheServerRanTheAcquireLeavesNoStrandedLock(Entry entry) throws Exception {
+		TcpProxy proxy = requireProxy();
+		String key = "cut-acquire";
+		warmUp(entry, key);
+		CountDownLatch cut = proxy.dropNextReplyAndCut(prefix + key);
+		Throwable thrown = catchThrowable(() -> enter(entry, template, key, lease(), countingBody()));
+		assertThat(cut.await(5, TimeUnit.SECONDS)).as("the proxy cut the connection after the acquire ran").isTrue();
+		SoftAssertions softly = new SoftAssertions();
+		if (thrown != null) {
+			softly.assertThat(thrown).as("error of " + entry + " whose reply was lost")
+				.isInstanceOf(DistributedLockException.class)
+				.isNotInstanceOf(LockReleaseException.class);
+		}
+		softly.assertThat(bodiesWithoutLock.get()).as("bodies run without their lock").isZero();
+		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
+		softly.assertAll();
+		assertFree(keys(entry, key));
+		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+	}
+
+	/**
+	 * The connection is cut after the server ran the release and before its reply: the release is reported as the
+	 * success it was (no {@link LockReleaseException}, no lock-lost signal), and the key is free.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "EXECUTE", "ACQUIRE_ALL" })
+	void connectionCutAfterTheServerRanTheReleaseReportsASuccessfulRelease(Entry entry) throws Exception {
+		TcpProxy proxy = requireProxy();
+		String key = "cut-release";
+		warmUp(entry, key);
+		AtomicReference<CountDownLatch> cut = new AtomicReference<>();
+		AtomicReference<String> result = new AtomicReference<>();
+		Throwable thrown = catchThrowable(() -> result.set(enter(entry, template, key, lease(), held -> {
+			countingBody().run(held);
+			cut.set(proxy.dropNextReplyAndCut(prefix + key)); // the next command naming the key is the release
+			return "done";
+		})));
+		assertThat(cut.get()).as("body ran").isNotNull();
+		assertThat(cut.get().await(5, TimeUnit.SECONDS)).as("the proxy cut the connection after the release ran")
+			.isTrue();
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(thrown).as("error of a release whose reply was lost").isNull();
+		softly.assertThat(result.get()).as("result").isEqualTo("done");
+		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
+		softly.assertAll();
+		assertFree(keys(entry, key));
+		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+	}
+
+	/**
+	 * The connection is cut after the server ran an extend and before its reply: the extend succeeds (or fails
+	 * typed), the lock is not reported lost, and a release still frees it.
+	 */
+	@Test
+	void connectionCutAfterTheServerRanAnExtendKeepsTheLock() throws Exception {
+		TcpProxy proxy = requireProxy();
+		String key = "cut-extend";
+		warmUp(Entry.ACQUIRE, key);
+		LockHandle handle = template.acquire(key, lease());
+		CountDownLatch cut = proxy.dropNextReplyAndCut(prefix + key);
+		Throwable thrown = catchThrowable(() -> handle.extend(LEASE));
+		assertThat(cut.await(5, TimeUnit.SECONDS)).as("the proxy cut the connection after the extend ran").isTrue();
+		SoftAssertions softly = new SoftAssertions();
+		softly.assertThat(thrown).as("error of an extend whose reply was lost").isNull();
+		softly.assertThat(handle.isHeld()).as("handle held after the extend").isTrue();
+		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
+		softly.assertThat(catchThrowable(handle::release)).as("error of the release afterwards").isNull();
+		softly.assertAll();
+		assertFree(List.of(key));
+	}
+
+	// ---- shutdown ----
+
+	/** Closing the template while it holds locks frees them in the store. */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "ACQUIRE_ALL" })
+	void closingTheTemplateWhileHoldingFreesTheKey(Entry entry) {
+		String key = "close-holding";
+		LockTemplate closing = newTemplate();
+		if (entry == Entry.ACQUIRE_ALL) {
+			closing.acquireAll(keys(entry, key), lease());
+		}
+		else {
+			closing.acquire(key, lease());
+		}
+		Throwable thrown = catchThrowable(closing::close);
+		assertThat(thrown).as("error of close()").isNull();
+		assertThat(closing.heldLocks()).as("heldLocks() after close()").isEmpty();
+		assertFree(keys(entry, key));
+	}
+
+	/**
+	 * Closing the template while an {@code execute} body runs frees the key; the body's call then ends without an
+	 * untyped error.
+	 */
+	@Test
+	void closingTheTemplateWhileABodyRunsFreesTheKey() throws Exception {
+		String key = "close-running";
+		LockTemplate closing = newTemplate();
+		CountDownLatch entered = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		Worker<String> worker = new Worker<>("seams-closing", () -> closing.execute(key, lease(), handle -> {
+			entered.countDown();
+			try {
+				finish.await(20, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return "done";
+		}));
+		try {
+			assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+			assertThat(catchThrowable(closing::close)).as("error of close()").isNull();
+			assertFree(List.of(key));
+		}
+		finally {
+			finish.countDown();
+		}
+		assertThat(worker.await(GIVE_UP_WITHIN)).isTrue();
+		if (worker.thrown() != null) {
+			assertThat(worker.thrown()).as("error of the body's call").isInstanceOf(DistributedLockException.class);
+		}
+	}
+
+	// ---- handles (issue items 12 and 13) ----
+
+	/** A handle whose lease ran out without a release leaves {@code heldLocks()} (item 12). */
+	@Test
+	void anExpiredNeverReleasedHandleLeavesHeldLocks() throws Exception {
+		Duration shortLease = Duration.ofMillis(500);
+		LockHandle handle = template.acquire("expiring", LockOptions.builder().timeout(shortLease).build());
+		assertThat(template.heldLocks()).contains(handle);
+		long deadline = System.nanoTime() + shortLease.plusSeconds(1).toNanos();
+		while (template.heldLocks().contains(handle) && System.nanoTime() - deadline < 0) {
+			Thread.sleep(20);
+		}
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(template.heldLocks()).as("heldLocks() %d ms after the lease ran out", 1_000).doesNotContain(handle);
+	}
+
+	/**
+	 * A grant whose reply arrives after its lease has run out locally is never returned as a handle with no time left
+	 * (item 13): the store stalls longer than the lease during the acquire.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "EXECUTE" })
+	void aLeaseThatRanOutBeforeItsReplyArrivedIsNeverReturned(Entry entry) throws Exception {
+		String key = "late-reply";
+		warmUp(entry, key);
+		Duration shortLease = Duration.ofMillis(100);
+		Duration pause = Duration.ofMillis(400);
+		Assumptions.assumeTrue(pause.compareTo(commandTimeout()) < 0, "the pause must stay below the command timeout");
+		Assumptions.assumeTrue(pauseStore(pause), () -> provider.name() + " cannot be paused: no network in between");
+		AtomicReference<Duration> remainingOnEntry = new AtomicReference<>();
+		Throwable thrown = catchThrowable(() -> enter(entry, template, key,
+				LockOptions.builder().timeout(shortLease).build(), held -> {
+					remainingOnEntry.set(held.get(0).remaining());
+					return "done";
+				}));
+		SoftAssertions softly = new SoftAssertions();
+		if (thrown != null) {
+			softly.assertThat(thrown).as("error of " + entry).isInstanceOf(DistributedLockException.class);
+		}
+		if (remainingOnEntry.get() != null) {
+			softly.assertThat(remainingOnEntry.get()).as("remaining() of the handle returned").isPositive();
+		}
+		softly.assertAll();
+		Thread.sleep(shortLease.toMillis());
+		assertFree(List.of(key));
+	}
+
+	// ---- exact retries and bounded waits (item 15) ----
+
+	/** Retries 3 against a held key: exactly 4 attempts, also on the first contended wait on the key. */
+	@ParameterizedTest
+	@EnumSource(Entry.class)
+	void retriesAreExactOnTheFirstContendedWait(Entry entry) {
+		String key = "retries";
+		observer.acquire(key, lease());
+		LockOptions options = LockOptions.builder().timeout(LEASE).retries(3).delay(Duration.ofMillis(20)).build();
+		AtomicReference<String> result = new AtomicReference<>();
+		Throwable thrown = catchThrowable(() -> result.set(enter(entry, template, key, options, countingBody())));
+		assertThat(bodies.get()).as("bodies run").isZero();
+		if (entry == Entry.TRY_ACQUIRE) {
+			assertThat(thrown).isNull();
+			assertThat(result.get()).isEqualTo(NOT_ACQUIRED);
+			assertThat(failedAttempts.get()).as("attempts reported for retries=3").isEqualTo(4);
+		}
+		else {
+			assertThat(thrown).isInstanceOfSatisfying(LockAcquisitionException.class,
+					error -> assertThat(error.attempts()).as("attempts() for retries=3").isEqualTo(4));
+		}
+	}
+
+	/** maxWait 300 ms against a held key: the wait ends within 300 ms plus a small slack. */
+	@ParameterizedTest
+	@EnumSource(value = Entry.class, names = { "ACQUIRE", "EXECUTE", "ACQUIRE_ALL" })
+	void maxWaitBoundsTheWaitOnTheFirstContendedWait(Entry entry) {
+		String key = "max-wait";
+		observer.acquire(key, lease());
+		Duration maxWait = Duration.ofMillis(300);
+		LockOptions options = LockOptions.builder().timeout(LEASE).delay(Duration.ofMillis(50)).waitUpTo(maxWait).build();
+		Throwable thrown = catchThrowable(() -> enter(entry, template, key, options, countingBody()));
+		assertThat(bodies.get()).as("bodies run").isZero();
+		assertThat(thrown).isInstanceOfSatisfying(LockAcquisitionException.class,
+				error -> assertThat(error.waited()).as("waited() for maxWait=300ms")
+					.isLessThan(maxWait.plusMillis(200)));
+	}
+
+	// ---- helpers ----
+
+	/**
+	 * Runs the body under the lock through the entry point, releasing afterwards as a caller would.
+	 * @return the body's result, or {@link #NOT_ACQUIRED} when {@code tryAcquire} came back empty
+	 */
+	protected static String enter(Entry entry, LockTemplate on, String key, LockOptions options, Body body) {
+		switch (entry) {
+			case ACQUIRE -> {
+				try (LockHandle handle = on.acquire(key, options)) {
+					return body.run(List.of(handle));
+				}
+			}
+			case TRY_ACQUIRE -> {
+				Optional<LockHandle> acquired = on.tryAcquire(key, options);
+				if (acquired.isEmpty()) {
+					return NOT_ACQUIRED;
+				}
+				try (LockHandle handle = acquired.get()) {
+					return body.run(List.of(handle));
+				}
+			}
+			case EXECUTE -> {
+				return on.execute(key, options, handle -> body.run(List.of(handle)));
+			}
+			case ACQUIRE_ALL -> {
+				try (LockGroup group = on.acquireAll(keys(entry, key), options)) {
+					return body.run(group.handles());
+				}
+			}
+			default -> throw new IllegalArgumentException(entry.name());
+		}
+	}
+
+	/**
+	 * The keys an entry point locks for a cell's key: two for a group.
+	 */
+	protected static List<String> keys(Entry entry, String key) {
+		return entry == Entry.ACQUIRE_ALL ? List.of(key, key + ".2") : List.of(key);
+	}
+
+	/** The cells' lease, with no retries. */
+	protected static LockOptions lease() {
+		return LockOptions.builder().timeout(LEASE).build();
+	}
+
+	/** The cells' lease, waiting up to {@code maxWait}. */
+	protected static LockOptions waitUpTo(Duration maxWait) {
+		return LockOptions.builder().timeout(LEASE).delay(Duration.ofMillis(20)).waitUpTo(maxWait).build();
+	}
+
+	/**
+	 * A body that counts itself, checks its handles are held and registers for their lock-lost signal.
+	 */
+	protected Body countingBody() {
+		return held -> {
+			bodies.incrementAndGet();
+			for (LockHandle handle : held) {
+				if (!handle.isHeld()) {
+					bodiesWithoutLock.incrementAndGet();
+				}
+				handle.onLost(lostSignals::incrementAndGet);
+			}
+			return "done";
+		};
+	}
+
+	private dev.distlock.core.LockCallback<String> countingCallback() {
+		Body body = countingBody();
+		return handle -> body.run(List.of(handle));
+	}
+
+	/**
+	 * Takes and releases the cell's keys once through the template under test, so connections are open, scripts
+	 * cached and documents present before a fault is injected.
+	 */
+	protected void warmUp(Entry entry, String key) {
+		enter(entry, template, key, lease(), held -> "warm");
+	}
+
+	private TcpProxy requireProxy() {
+		TcpProxy proxy = proxy();
+		Assumptions.assumeTrue(proxy != null, () -> provider.name() + " has no connection to cut");
+		return proxy;
+	}
+
+	/**
+	 * Asserts each key reads free within {@link #FREE_WITHIN}: the template under test says it is not locked, and a
+	 * second template takes it at once (and gives it back).
+	 */
+	protected void assertFree(List<String> keys) {
+		long deadline = System.nanoTime() + FREE_WITHIN.toNanos();
+		for (String key : keys) {
+			String held;
+			while ((held = stillHeld(key)) != null) {
+				if (System.nanoTime() - deadline > 0) {
+					fail("Stranded lock: '" + prefix + key + "' still held " + FREE_WITHIN.toMillis()
+							+ " ms after every party gave up (" + held + ")");
+				}
+				sleep(20);
+			}
+		}
+	}
+
+	private @Nullable String stillHeld(String key) {
+		try {
+			if (template.isLocked(key)) {
+				return "isLocked() is true";
+			}
+		}
+		catch (DistributedLockException ex) {
+			return "isLocked() failed: " + ex.getMessage();
+		}
+		Optional<LockHandle> probe;
+		try {
+			probe = observer.tryAcquire(key, lease());
+		}
+		catch (DistributedLockException ex) {
+			return "a second template's tryAcquire failed: " + ex.getMessage();
+		}
+		if (probe.isEmpty()) {
+			return "a second template's tryAcquire was refused";
+		}
+		probe.get().release();
+		return null;
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while polling the store", ex);
+		}
+	}
+
+	/**
+	 * A call on its own thread, with its outcome and the thread's interrupt flag right after the call.
+	 */
+	protected static final class Worker<T> {
+
+		private final Thread thread;
+
+		private final CountDownLatch done = new CountDownLatch(1);
+
+		private volatile @Nullable T value;
+
+		private volatile @Nullable Throwable thrown;
+
+		private volatile boolean interruptedAfter;
+
+		/**
+		 * Starts the call on a new daemon thread.
+		 */
+		public Worker(String name, Callable<T> call) {
+			this.thread = new Thread(() -> {
+				try {
+					value = call.call();
+				}
+				catch (Throwable ex) {
+					thrown = ex;
+				}
+				finally {
+					interruptedAfter = Thread.currentThread().isInterrupted();
+					done.countDown();
+				}
+			}, name);
+			thread.setDaemon(true);
+			thread.start();
+		}
+
+		/** Interrupts the worker's thread. */
+		public void interrupt() {
+			thread.interrupt();
+		}
+
+		/** Whether the call has ended. */
+		public boolean isDone() {
+			return done.getCount() == 0;
+		}
+
+		/** Waits for the call to end. */
+		public boolean await(Duration max) throws InterruptedException {
+			return done.await(max.toMillis(), TimeUnit.MILLISECONDS);
+		}
+
+		/** The call's result, or null. */
+		public @Nullable T value() {
+			return value;
+		}
+
+		/** What the call threw, or null. */
+		public @Nullable Throwable thrown() {
+			return thrown;
+		}
+
+		/** Whether the thread's interrupt flag was set right after the call. */
+		public boolean interruptedAfter() {
+			return interruptedAfter;
+		}
+
+		@Override
+		public String toString() {
+			return "Worker[done=" + isDone() + ", value=" + value + ", thrown=" + thrown + "]";
+		}
+
+	}
+
+	/**
+	 * Records what a task submitted to an executor did: started, its result or error, its interrupt flag after.
+	 */
+	private static final class TaskProbe {
+
+		final CountDownLatch started = new CountDownLatch(1);
+
+		final CountDownLatch done = new CountDownLatch(1);
+
+		final AtomicReference<@Nullable Object> value = new AtomicReference<>();
+
+		final AtomicReference<@Nullable Throwable> thrown = new AtomicReference<>();
+
+		final AtomicBoolean interruptedAfter = new AtomicBoolean();
+
+		Runnable wrap(Callable<?> call) {
+			return () -> {
+				started.countDown();
+				try {
+					value.set(call.call());
+				}
+				catch (Throwable ex) {
+					thrown.set(ex);
+				}
+				finally {
+					interruptedAfter.set(Thread.currentThread().isInterrupted());
+					done.countDown();
+				}
+			};
+		}
+
+	}
+
+}
