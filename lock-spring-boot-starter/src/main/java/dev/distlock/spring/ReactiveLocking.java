@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -62,27 +63,24 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * Takes the lock on bounded-elastic, once per subscription. A lock granted after the subscriber cancelled (while it
-	 * was waited for, or before the grant reached it) is released at once instead of being dropped: a dropped handle
+	 * Takes the lock on bounded-elastic, once per subscription. A cancel stops a wait in progress (the waiting thread
+	 * is interrupted, as {@code subscribeOn} does), and a lock granted after the subscriber cancelled (its store call
+	 * already under way, or the grant not yet delivered) is released at once instead of being dropped: a dropped handle
 	 * would stay held for its lease, and with {@code autoRenew} be renewed for ever.
 	 */
 	private static Mono<HeldLock> acquisition(Callable<Optional<HeldLock>> acquire) {
 		return Mono.create(sink -> {
 			// null while acquiring, then the lock, or CANCELLED; whoever comes second releases.
 			AtomicReference<@Nullable Object> slot = new AtomicReference<>();
-			sink.onCancel(() -> {
-				// The sink runs this only if the grant was not delivered: the lock, if any, is nobody's.
-				if (slot.getAndSet(CANCELLED) instanceof HeldLock held) {
-					releaseInBackground(held);
-				}
-			});
-			Schedulers.boundedElastic().schedule(() -> {
+			Disposable task = Schedulers.boundedElastic().schedule(() -> {
 				Optional<HeldLock> held;
 				try {
 					held = acquire.call();
 				}
 				catch (Throwable ex) {
-					sink.error(ex);
+					if (slot.get() != CANCELLED) { // else the cancel's interrupt ended the wait: nobody to tell
+						sink.error(ex);
+					}
 					return;
 				}
 				if (held.isEmpty()) {
@@ -92,7 +90,19 @@ final class ReactiveLocking {
 					sink.success(held.get());
 				}
 				else {
-					held.get().releaseQuietly(); // cancelled while acquiring
+					// Cancelled while acquiring. Released from a fresh task: this thread may carry the cancel's interrupt,
+					// which would defeat the release's store call.
+					releaseInBackground(held.get());
+				}
+			});
+			sink.onCancel(() -> {
+				// The sink runs this only if the grant was not delivered: a lock, if any, is nobody's.
+				Object previous = slot.getAndSet(CANCELLED);
+				if (previous instanceof HeldLock held) {
+					releaseInBackground(held);
+				}
+				else if (previous == null) {
+					task.dispose();
 				}
 			});
 		});
