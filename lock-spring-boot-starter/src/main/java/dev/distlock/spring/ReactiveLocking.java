@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -63,22 +62,32 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * Takes the lock on bounded-elastic, once per subscription. A cancel stops a wait in progress (the waiting thread
-	 * is interrupted, as {@code subscribeOn} does), and a lock granted after the subscriber cancelled (its store call
-	 * already under way, or the grant not yet delivered) is released at once instead of being dropped: a dropped handle
-	 * would stay held for its lease, and with {@code autoRenew} be renewed for ever.
+	 * Takes the lock on bounded-elastic, once per subscription. A lock granted after the subscriber cancelled (while it
+	 * was waited for, or before the grant reached it) is released at once instead of being dropped: a dropped handle
+	 * would stay held for its lease, and with {@code autoRenew} be renewed for ever. A wait in progress is not
+	 * interrupted but runs to its end (bounded by retries and maxWait): an interrupt while queued can leave the store
+	 * handing the lock to a waiter that has gone, which a release by this code could not undo.
 	 */
 	private static Mono<HeldLock> acquisition(Callable<Optional<HeldLock>> acquire) {
 		return Mono.create(sink -> {
 			// null while acquiring, then the lock, or CANCELLED; whoever comes second releases.
 			AtomicReference<@Nullable Object> slot = new AtomicReference<>();
-			Disposable task = Schedulers.boundedElastic().schedule(() -> {
+			sink.onCancel(() -> {
+				// The sink runs this only if the grant was not delivered: a lock, if any, is nobody's.
+				if (slot.getAndSet(CANCELLED) instanceof HeldLock held) {
+					releaseInBackground(held);
+				}
+			});
+			Schedulers.boundedElastic().schedule(() -> {
+				if (slot.get() == CANCELLED) {
+					return; // cancelled before the attempt began
+				}
 				Optional<HeldLock> held;
 				try {
 					held = acquire.call();
 				}
 				catch (Throwable ex) {
-					if (slot.get() != CANCELLED) { // else the cancel's interrupt ended the wait: nobody to tell
+					if (slot.get() != CANCELLED) { // else nobody is left to tell
 						sink.error(ex);
 					}
 					return;
@@ -90,19 +99,7 @@ final class ReactiveLocking {
 					sink.success(held.get());
 				}
 				else {
-					// Cancelled while acquiring. Released from a fresh task: this thread may carry the cancel's interrupt,
-					// which would defeat the release's store call.
-					releaseInBackground(held.get());
-				}
-			});
-			sink.onCancel(() -> {
-				// The sink runs this only if the grant was not delivered: a lock, if any, is nobody's.
-				Object previous = slot.getAndSet(CANCELLED);
-				if (previous instanceof HeldLock held) {
-					releaseInBackground(held);
-				}
-				else if (previous == null) {
-					task.dispose();
+					held.get().releaseQuietly(); // cancelled while acquiring
 				}
 			});
 		});
