@@ -27,33 +27,42 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		@Nullable Duration maxDelay, @Nullable Duration maxWait, boolean autoRenew, FailureMode onFailure, LockMode mode,
 		int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner) {
 
+	/** The shortest lease, extension, delay or wait accepted: below a millisecond a lease is useless and a wait spins. */
+	public static final Duration MIN_DURATION = Duration.ofMillis(1);
+
+	/** The longest lease, extension, delay or wait accepted, so that no store's arithmetic on it can overflow. */
+	public static final Duration MAX_DURATION = Duration.ofDays(365);
+
+	/** The largest backoff ratio accepted: beyond it the second retry delay would already dwarf any sensible wait. */
+	public static final double MAX_BACKOFF_MULTIPLIER = 100.0;
+
 	private static final LockOptions DEFAULTS = new Builder().build();
 
 	/**
 	 * Checks every value.
 	 */
 	public LockOptions {
-		positive("timeout", timeout);
-		positive("delay", delay);
+		checkDuration("timeout", timeout);
+		checkDuration("delay", delay);
 		if (retries < 0) {
 			throw new InvalidLockOptionException("retries", "must be 0 or more, was " + retries);
 		}
-		if (!(backoffMultiplier >= 1.0) || Double.isInfinite(backoffMultiplier)) {
+		if (!(backoffMultiplier >= 1.0 && backoffMultiplier <= MAX_BACKOFF_MULTIPLIER)) {
 			throw new InvalidLockOptionException("backoffMultiplier",
-					"must be a finite number of at least 1.0, was " + backoffMultiplier);
+					"must be a number from 1.0 to " + MAX_BACKOFF_MULTIPLIER + ", was " + backoffMultiplier);
 		}
 		if (maxDelay != null) {
-			positive("maxDelay", maxDelay);
+			checkDuration("maxDelay", maxDelay);
 			if (maxDelay.compareTo(delay) < 0) {
 				throw new InvalidLockOptionException("maxDelay",
 						"must not be below delay (" + delay + "), was " + maxDelay);
 			}
 		}
 		if (maxWait != null) {
-			positive("maxWait", maxWait);
+			checkDuration("maxWait", maxWait);
 		}
 		if (holdAtLeast != null) {
-			positive("holdAtLeast", holdAtLeast);
+			checkDuration("holdAtLeast", holdAtLeast);
 			if (holdAtLeast.compareTo(timeout) > 0) {
 				throw new InvalidLockOptionException("holdAtLeast",
 						"must not exceed timeout (" + timeout + "), was " + holdAtLeast);
@@ -107,26 +116,25 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	}
 
 	/**
-	 * Checks a duration a caller passes outside the options, such as an extension: between 1 ms and 365 days.
-	 * @throws InvalidLockOptionException naming the option otherwise
+	 * Checks a lease, extension, delay or wait: from {@link #MIN_DURATION} (1 ms) to {@link #MAX_DURATION} (365 days).
+	 * @param option the option or property named in the error, such as {@code timeout} or {@code extend}
+	 * @return the value
+	 * @throws InvalidLockOptionException naming the option if the value is null or out of bounds
 	 */
-	public static void checkDuration(String option, @Nullable Duration value) {
-		positive(option, value);
-		if (value.compareTo(Duration.ofMillis(1)) < 0) {
-			throw new InvalidLockOptionException(option, "must be at least 1 ms, was " + value);
-		}
-		if (value.compareTo(Duration.ofDays(365)) > 0) {
-			throw new InvalidLockOptionException(option, "must be at most 365 days, was " + value);
-		}
-	}
-
-	private static void positive(String option, @Nullable Duration value) {
+	public static Duration checkDuration(String option, @Nullable Duration value) {
 		if (value == null) {
 			throw new InvalidLockOptionException(option, "must not be null");
 		}
 		if (value.isNegative() || value.isZero()) {
 			throw new InvalidLockOptionException(option, "must be positive, was " + value);
 		}
+		if (value.compareTo(MIN_DURATION) < 0) {
+			throw new InvalidLockOptionException(option, "must be at least 1ms, was " + value);
+		}
+		if (value.compareTo(MAX_DURATION) > 0) {
+			throw new InvalidLockOptionException(option, "must be at most 365 days (" + MAX_DURATION + "), was " + value);
+		}
+		return value;
 	}
 
 	/**

@@ -41,6 +41,28 @@ class LockKeysTest {
 	}
 
 	@Test
+	void loneSurrogatesAreRejectedSoThatCutEmojiDoNotCollide() {
+		String emoji = "\uD83D\uDE00";
+		// "s:" + the first half of an emoji, as substring(0, 3) of "s:😀" gives; and a lone high and low surrogate.
+		for (String key : new String[] { ("s:" + emoji).substring(0, 3), "s:\uD800", "s:\uDBFF", "s:\uDC00x",
+				"\uDE00" + emoji, emoji + "\uD83D" }) {
+			assertThatThrownBy(() -> template.acquire(key)).isInstanceOf(InvalidLockKeyException.class)
+				.hasMessageContaining("lone surrogate")
+				.hasMessageContaining("well-formed UTF-16");
+		}
+		assertThat(template.heldLocks()).isEmpty();
+	}
+
+	@Test
+	void surrogatePairsAndEmojiAreAccepted() {
+		String key = "s:\uD83D\uDE00:\uD800\uDC00:caf\u00E9";
+		assertThat(LockKeys.validate(key)).isEqualTo(key);
+		try (LockHandle handle = template.acquire(key)) {
+			assertThat(handle.key()).isEqualTo(key);
+		}
+	}
+
+	@Test
 	void emptyGroupIsRejected() {
 		assertThatThrownBy(() -> template.acquireAll(java.util.List.of(), LockOptions.defaults()))
 			.isInstanceOf(InvalidLockKeyException.class)

@@ -81,6 +81,60 @@ class LockOptionsTest {
 	}
 
 	@Test
+	void subMillisecondDurationsAreRejectedNamingTheOption() {
+		Duration halfMilli = Duration.ofNanos(500_000);
+		assertRejected(() -> LockOptions.builder().timeout(halfMilli).build(), "timeout", "at least 1ms");
+		assertRejected(() -> LockOptions.builder().delay(halfMilli).build(), "delay", "at least 1ms");
+		assertRejected(() -> LockOptions.builder().maxDelay(halfMilli).build(), "maxDelay", "at least 1ms");
+		assertRejected(() -> LockOptions.builder().maxWait(halfMilli).build(), "maxWait", "at least 1ms");
+		assertRejected(() -> LockOptions.builder().holdAtLeast(halfMilli).build(), "holdAtLeast", "at least 1ms");
+	}
+
+	@Test
+	void durationsAbove365DaysAreRejectedNamingTheOptionAndTheBound() {
+		Duration huge = Duration.ofMillis(Long.MAX_VALUE);
+		Duration justOver = Duration.ofDays(365).plusMillis(1);
+		assertRejected(() -> LockOptions.builder().timeout(huge).build(), "timeout", "365 days");
+		assertRejected(() -> LockOptions.builder().timeout(justOver).build(), "timeout", "365 days");
+		assertRejected(() -> LockOptions.builder().delay(huge).build(), "delay", "365 days");
+		assertRejected(() -> LockOptions.builder().maxDelay(huge).build(), "maxDelay", "365 days");
+		assertRejected(() -> LockOptions.builder().maxWait(huge).build(), "maxWait", "365 days");
+		assertRejected(() -> LockOptions.builder().waitUpTo(justOver).build(), "maxWait", "365 days");
+		assertRejected(() -> LockOptions.builder().timeout(huge).holdAtLeast(huge).build(), "timeout", "365 days");
+	}
+
+	@Test
+	void boundsThemselvesAreAccepted() {
+		LockOptions options = LockOptions.builder()
+			.timeout(Duration.ofDays(365))
+			.delay(Duration.ofMillis(1))
+			.maxWait(Duration.ofDays(365))
+			.holdAtLeast(Duration.ofMillis(1))
+			.backoffMultiplier(100)
+			.build();
+		assertThat(options.timeout()).isEqualTo(LockOptions.MAX_DURATION);
+		assertThat(options.delay()).isEqualTo(LockOptions.MIN_DURATION);
+	}
+
+	@Test
+	void checkDurationNamesTheOptionForCallersOutsideTheOptions() {
+		assertThat(LockOptions.checkDuration("extend", Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(5));
+		assertRejected(() -> LockOptions.checkDuration("extend", Duration.ofMillis(Long.MAX_VALUE)), "extend",
+				"365 days");
+		assertRejected(() -> LockOptions.checkDuration("extend", Duration.ofNanos(999_999)), "extend", "at least 1ms");
+		assertRejected(() -> LockOptions.checkDuration("extend", Duration.ZERO), "extend", "positive");
+		assertRejected(() -> LockOptions.checkDuration("extend", null), "extend", "null");
+	}
+
+	@Test
+	void unboundedBackoffMultiplierIsRejected() {
+		assertRejected(() -> LockOptions.builder().backoffMultiplier(1e308).build(), "backoffMultiplier", "100");
+		assertRejected(() -> LockOptions.builder().backoffMultiplier(100.5).build(), "backoffMultiplier", "100");
+		assertRejected(() -> LockOptions.builder().backoffMultiplier(Double.POSITIVE_INFINITY).build(),
+				"backoffMultiplier", "100");
+	}
+
+	@Test
 	void toBuilderKeepsEveryValue() {
 		LockOptions options = LockOptions.builder()
 			.timeout(Duration.ofSeconds(3))
@@ -105,6 +159,13 @@ class LockOptionsTest {
 			delays.add(execution.nextBackOff());
 		}
 		return delays;
+	}
+
+	private static void assertRejected(Runnable build, String option, String reason) {
+		assertThatThrownBy(build::run).isInstanceOfSatisfying(InvalidLockOptionException.class,
+				error -> assertThat(error.option()).isEqualTo(option))
+			.hasMessageContaining("'" + option + "'")
+			.hasMessageContaining(reason);
 	}
 
 	private static void assertRejected(Runnable build, String option) {

@@ -8,6 +8,7 @@ import com.mongodb.ReadConcern;
 import com.mongodb.WriteConcern;
 
 import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockOptions;
 
 /**
  * Settings of the MongoDB provider, validated on construction so bad configuration fails at startup.
@@ -45,9 +46,17 @@ public record MongoLockSettings(String collection, WriteConcern writeConcern, bo
 			throw new InvalidLockOptionException("distributed-lock.mongo.purge-interval",
 					"must be positive (or unset for no purger), was " + purgeInterval);
 		}
+		if (purgeInterval != null) {
+			// The purger is scheduled in whole milliseconds: 500us would become a zero period.
+			LockOptions.checkDuration("distributed-lock.mongo.purge-interval", purgeInterval);
+		}
 		if (purgeGrace == null || purgeGrace.isNegative()) {
 			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace",
 					"must be zero or positive, was " + purgeGrace);
+		}
+		if (purgeGrace.compareTo(LockOptions.MAX_DURATION) > 0) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace",
+					"must be at most 365 days (" + LockOptions.MAX_DURATION + "), was " + purgeGrace);
 		}
 	}
 

@@ -52,12 +52,21 @@ final class PropertyChecks {
 	}
 
 	/**
-	 * The key prefix, checked as a key would be.
+	 * The key prefix, checked as a key would be, without hash-tag braces and leaving room for a key.
 	 */
 	static String keyPrefix(DistributedLockProperties properties) {
 		String prefix = properties.getKeyPrefix();
 		if (prefix.isEmpty()) {
 			return prefix;
+		}
+		// Redis wraps prefix + key in a {hash tag}: a brace in the prefix would end or nest the tag, so a key's lock,
+		// fence and queue could fall in different cluster slots, or every key be refused on the first call.
+		if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw invalid("key-prefix", "must not contain '{' or '}' (Redis hash-tag braces), was '" + prefix + "'");
+		}
+		if (prefix.length() >= LockKeys.MAX_LENGTH) {
+			throw invalid("key-prefix", "is " + prefix.length() + " characters long, which leaves no room for a key "
+					+ "under the " + LockKeys.MAX_LENGTH + "-character limit (prefix included)");
 		}
 		try {
 			return LockKeys.validate(prefix);

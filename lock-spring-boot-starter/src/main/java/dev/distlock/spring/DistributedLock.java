@@ -18,8 +18,18 @@ import dev.distlock.core.FailureMode;
  * {@code ...String} attributes accept {@code ${...}} placeholders and durations such as {@code 500ms}, {@code 10s} or
  * {@code PT1M}. Two attributes have surprising types: {@link #autoRenew()} is a String, so that it takes placeholders
  * (write {@code autoRenew = "true"}), and {@link #onFailure()} is an array, so that "unset" can be told apart (write
- * {@code onFailure = FailureMode.SKIP}). Sync methods hold the lock for the call; {@code CompletableFuture}/{@code CompletionStage},
- * {@code Mono} and {@code Flux} methods hold it until completion, error or cancel.
+ * {@code onFailure = FailureMode.SKIP}). Sync methods hold the lock for the call; {@code CompletableFuture}/{@code CompletionStage}
+ * methods until the returned stage completes (a caller cancelling its future does not release it while the work runs);
+ * {@code Mono} and {@code Flux} methods until completion, error or cancel.
+ *
+ * <p>Key values render the same on every JVM: arrays and lists element by element ({@code [1, 2, 3]}), sets and maps
+ * sorted; a value with only an identity {@code toString()} fails with {@link LockKeyEvaluationException}, as does an
+ * expression that throws or calls into reflection. A parameter concatenated into a key ({@code 'user:' + #id}) must not
+ * be null. Durations must lie between 1 ms and 365 days, and {@link #backoffMultiplier()} between 1 and 100.
+ *
+ * <p>With {@code @Async}, the lock is taken on the executor thread around the body, whichever post-processor runs
+ * first: it covers the work, not the submission. A lock that cannot be had then fails on that thread (through the
+ * returned {@code Future}, or the async uncaught-exception handler for {@code void} methods), not in the caller.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)

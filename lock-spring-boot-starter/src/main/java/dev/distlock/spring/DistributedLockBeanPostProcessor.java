@@ -6,7 +6,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.interceptor.AsyncExecutionInterceptor;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
@@ -25,6 +28,8 @@ import dev.distlock.core.LockTemplate;
  * Proxies beans with {@link DistributedLock @DistributedLock} methods, as Spring's {@code @Retryable} and
  * {@code @ConcurrencyLimit} post-processors do. By default the lock advisor goes before existing advisors, so the
  * lock wraps {@code @Transactional}: taken before the transaction begins, released after it commits or rolls back.
+ * It always goes after {@code @Async}'s advisor, so an {@code @Async} method's lock covers its body on the executor
+ * thread.
  * Once all singletons exist, every annotated method's definition is built, so a bad key expression or attribute
  * fails startup naming the method: for the beans created so far, and for lazy and prototype beans, whose classes are
  * read from their bean definitions without creating them.
@@ -71,8 +76,35 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		Object result = super.postProcessAfterInitialization(bean, beanName);
 		if (isEligible(bean, beanName)) {
 			lockedClasses.add(AopProxyUtils.ultimateTargetClass(bean));
+			if (result instanceof Advised advised) {
+				moveInsideAsync(advised);
+			}
 		}
 		return result;
+	}
+
+	/**
+	 * Puts the lock advisor after {@code @Async}'s, so that the lock is taken on the executor thread around the body
+	 * rather than around the submission: outside, it would be released as soon as the task was queued. Only needed when
+	 * the async post-processor ran first; the one running second puts its advisor in front either way.
+	 */
+	private void moveInsideAsync(Advised advised) {
+		Advisor[] advisors = advised.getAdvisors();
+		int lock = -1;
+		int lastAsync = -1;
+		for (int i = 0; i < advisors.length; i++) {
+			if (advisors[i] == this.advisor) {
+				lock = i;
+			}
+			else if (advisors[i].getAdvice() instanceof AsyncExecutionInterceptor) {
+				lastAsync = i;
+			}
+		}
+		if (lock >= 0 && lock < lastAsync && !advised.isFrozen()) {
+			advised.removeAdvisor(lock);
+			// The async advisor moved down by one with the removal: insert right after it.
+			advised.addAdvisor(lastAsync, this.advisor);
+		}
 	}
 
 	/**

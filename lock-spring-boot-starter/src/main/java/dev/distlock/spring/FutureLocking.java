@@ -2,14 +2,15 @@ package dev.distlock.spring;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Holds a lock until a returned {@link CompletionStage} completes. The lock is released before the returned future
- * completes, so a caller who sees the result also sees the lock free; cancelling the returned future releases it too.
+ * completes, so a caller who sees the result also sees the lock free. Cancelling the returned future neither releases
+ * the lock nor cancels the method's own stage: cancelling a {@code CompletableFuture} does not stop the work behind it
+ * (a {@code supplyAsync} task runs on), so the lock stays held until the method's stage itself completes.
  */
 final class FutureLocking {
 
@@ -38,6 +39,11 @@ final class FutureLocking {
 		source.whenComplete((value, error) -> {
 			Throwable failure = error;
 			try {
+				if (result.isCancelled()) {
+					// Nobody hears the result any more; the release must still happen, and a failure of it is logged.
+					held.releaseQuietly();
+					return;
+				}
 				held.release();
 			}
 			catch (RuntimeException ex) {
@@ -55,14 +61,8 @@ final class FutureLocking {
 				result.complete(value);
 			}
 		});
-		result.whenComplete((value, error) -> {
-			if (result.isCancelled()) {
-				held.releaseQuietly();
-				if (source instanceof Future<?> future) {
-					future.cancel(false);
-				}
-			}
-		});
+		// No hook on the result's cancel: completing (or cancelling) the source early would release the lock while the
+		// work that will complete it still runs. A cancelled result only means nobody waits for the value any more.
 		return result;
 	}
 

@@ -58,6 +58,13 @@ final class HeldLock {
 	}
 
 	/**
+	 * Whether a release has been started.
+	 */
+	boolean isReleased() {
+		return released.get();
+	}
+
+	/**
 	 * Releases the lock unless already done; a lost lock throws.
 	 */
 	void release() {

@@ -103,7 +103,7 @@ final class LockDefinitionFactory {
 			builder.onFailure(lock.onFailure()[0]);
 		}
 		if (lock.shared()) {
-			// 0 means a plain read lock: any number of readers, excluded only by a writer.
+			// The default, Integer.MAX_VALUE, admits any number of readers; below 1 fails in LockOptions.
 			builder.shared(lock.maxConcurrent());
 		}
 		else if (lock.maxConcurrent() != Integer.MAX_VALUE) {
@@ -136,7 +136,16 @@ final class LockDefinitionFactory {
 						+ "' is not a duration such as 500ms, 10s or PT1M", ex);
 			}
 		}
-		return amount >= 0 ? Duration.of(amount, lock.timeUnit().toChronoUnit()) : null;
+		if (amount < 0) {
+			return null;
+		}
+		try {
+			return Duration.of(amount, lock.timeUnit().toChronoUnit());
+		}
+		catch (ArithmeticException ex) {
+			throw new LockAnnotationException(method, attribute + " " + amount + " " + lock.timeUnit()
+					+ " does not fit in a Duration; the most any duration may be is 365 days", ex);
+		}
 	}
 
 	private <T> @Nullable T number(Method method, String attribute, @Nullable T value, String text,

@@ -2,8 +2,10 @@ package dev.distlock.spring;
 
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 
@@ -13,10 +15,13 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Holds a lock for the life of a returned {@link Mono} or {@link Flux}: acquired on subscription off the caller's
- * thread (on bounded-elastic, so an event loop never blocks on the store), released on completion, error or cancel.
- * Each subscription takes its own lock and runs the method anew. Only loaded when Reactor is present.
+ * thread (on bounded-elastic, so an event loop never blocks on the store), released on completion, error or cancel,
+ * and released at once if it is granted after the subscriber cancelled. Each subscription takes its own lock and runs
+ * the method anew. Only loaded when Reactor is present.
  */
 final class ReactiveLocking {
+
+	private static final Object CANCELLED = new Object();
 
 	private ReactiveLocking() {
 	}
@@ -39,18 +44,65 @@ final class ReactiveLocking {
 	 */
 	static Object invoke(MethodInvocation invocation, Callable<Optional<HeldLock>> acquire, boolean flux) {
 		ProxyMethodInvocation proxyInvocation = (ProxyMethodInvocation) invocation;
-		Mono<HeldLock> resource = Mono.fromCallable(() -> acquire.call().orElse(null))
-			.subscribeOn(Schedulers.boundedElastic());
+		Mono<HeldLock> acquisition = acquisition(acquire);
 		if (flux) {
-			return Flux.usingWhen(resource,
-					held -> Flux.from(call(proxyInvocation, held))
-						.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, held.handles().get(0))),
-					ReactiveLocking::release, (held, error) -> release(held), ReactiveLocking::release);
+			return acquisition.flatMapMany(held -> Flux
+				.usingWhen(Mono.just(held),
+						h -> Flux.from(call(proxyInvocation, h))
+							.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
+						ReactiveLocking::release, (h, error) -> release(h), ReactiveLocking::releaseQuietly)
+				.doFinally(signal -> releaseInBackground(held)));
 		}
-		return Mono.usingWhen(resource,
-				held -> Mono.from(call(proxyInvocation, held))
-					.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, held.handles().get(0))),
-				ReactiveLocking::release, (held, error) -> release(held), ReactiveLocking::release);
+		return acquisition.flatMap(held -> Mono
+			.usingWhen(Mono.just(held),
+					h -> Mono.from(call(proxyInvocation, h))
+						.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
+					ReactiveLocking::release, (h, error) -> release(h), ReactiveLocking::releaseQuietly)
+			.doFinally(signal -> releaseInBackground(held)));
+	}
+
+	/**
+	 * Takes the lock on bounded-elastic, once per subscription. A lock granted after the subscriber cancelled (while it
+	 * was waited for, or before the grant reached it) is released at once instead of being dropped: a dropped handle
+	 * would stay held for its lease, and with {@code autoRenew} be renewed for ever. A wait in progress is not
+	 * interrupted but runs to its end (bounded by retries and maxWait): an interrupt while queued can leave the store
+	 * handing the lock to a waiter that has gone, which a release by this code could not undo.
+	 */
+	private static Mono<HeldLock> acquisition(Callable<Optional<HeldLock>> acquire) {
+		return Mono.create(sink -> {
+			// null while acquiring, then the lock, or CANCELLED; whoever comes second releases.
+			AtomicReference<@Nullable Object> slot = new AtomicReference<>();
+			sink.onCancel(() -> {
+				// The sink runs this only if the grant was not delivered: a lock, if any, is nobody's.
+				if (slot.getAndSet(CANCELLED) instanceof HeldLock held) {
+					releaseInBackground(held);
+				}
+			});
+			Schedulers.boundedElastic().schedule(() -> {
+				if (slot.get() == CANCELLED) {
+					return; // cancelled before the attempt began
+				}
+				Optional<HeldLock> held;
+				try {
+					held = acquire.call();
+				}
+				catch (Throwable ex) {
+					if (slot.get() != CANCELLED) { // else nobody is left to tell
+						sink.error(ex);
+					}
+					return;
+				}
+				if (held.isEmpty()) {
+					sink.success();
+				}
+				else if (slot.compareAndSet(null, held.get())) {
+					sink.success(held.get());
+				}
+				else {
+					held.get().releaseQuietly(); // cancelled while acquiring
+				}
+			});
+		});
 	}
 
 	private static Publisher<?> call(ProxyMethodInvocation invocation, HeldLock held) {
@@ -67,6 +119,18 @@ final class ReactiveLocking {
 
 	private static Mono<Void> release(HeldLock held) {
 		return Mono.<Void>fromRunnable(held::release).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	private static Mono<Void> releaseQuietly(HeldLock held) {
+		return Mono.<Void>fromRunnable(held::releaseQuietly).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	// Idempotent: after a normal end usingWhen has released already. Covers a cancel that came before usingWhen got
+	// the lock, which it would then never see. Off the caller's thread, which may be an event loop.
+	private static void releaseInBackground(HeldLock held) {
+		if (!held.isReleased()) {
+			Schedulers.boundedElastic().schedule(held::releaseQuietly);
+		}
 	}
 
 }

@@ -23,6 +23,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.core.FailureMode;
+import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockOptions;
@@ -255,6 +256,53 @@ class DistributedLockAutoConfigurationTests {
 	void badCorePropertyFailsNamingIt(String property, String name) {
 		runner.withPropertyValues(property.replace("\\t", "\t"))
 			.run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(name));
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			distributed-lock.timeout=500us               | distributed-lock.timeout            | at least 1ms
+			distributed-lock.delay=500us                 | distributed-lock.delay              | at least 1ms
+			distributed-lock.max-wait=999us              | distributed-lock.max-wait           | at least 1ms
+			distributed-lock.timeout=366d                | distributed-lock.timeout            | 365 days
+			distributed-lock.max-wait=9999999d           | distributed-lock.max-wait           | 365 days
+			distributed-lock.max-delay=400d              | distributed-lock.max-delay          | 365 days
+			distributed-lock.delay=400d                  | distributed-lock.delay              | 365 days
+			distributed-lock.backoff-multiplier=1e308    | distributed-lock.backoff-multiplier | 100
+			distributed-lock.backoff-multiplier=Infinity | distributed-lock.backoff-multiplier | 100
+			distributed-lock.key-prefix=app}:            | distributed-lock.key-prefix         | hash-tag braces
+			distributed-lock.key-prefix={app}:           | distributed-lock.key-prefix         | hash-tag braces
+			""")
+	void outOfBoundsPropertyFailsStartupNamingItAndTheBound(String property, String name, String reason) {
+		runner.withPropertyValues(property)
+			.run(context -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidLockOptionException.class)
+				.hasMessageContaining("'" + name + "'")
+				.hasMessageContaining(reason));
+	}
+
+	@Test
+	void keyPrefixLeavingNoRoomForAKeyFailsStartupNamingIt() {
+		runner.withPropertyValues("distributed-lock.key-prefix=" + "p".repeat(512))
+			.run(context -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidLockOptionException.class)
+				.hasMessageContaining("'distributed-lock.key-prefix'")
+				.hasMessageContaining("leaves no room for a key"));
+	}
+
+	@Test
+	void subMillisecondMongoPurgeIntervalFailsStartupNamingIt() {
+		runner.withUserConfiguration(MongoConfig.class)
+			.withPropertyValues("distributed-lock.mongo.purge-interval=500us")
+			.run(context -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidLockOptionException.class)
+				.hasMessageContaining("'distributed-lock.mongo.purge-interval'")
+				.hasMessageContaining("at least 1ms"));
 	}
 
 	@ParameterizedTest

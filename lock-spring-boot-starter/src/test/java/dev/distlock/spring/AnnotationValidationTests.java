@@ -2,6 +2,7 @@ package dev.distlock.spring;
 
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -65,6 +66,25 @@ class AnnotationValidationTests {
 	@Test
 	void holdAtLeastBeyondTheLeaseFailsStartup() {
 		assertFailure(HoldTooLong.class, "HoldTooLong.run()", "holdAtLeast");
+	}
+
+	@Test
+	void subMillisecondDurationsFailStartupNamingTheMethodAndTheOption() {
+		assertFailure(SubMillisecondTimeout.class, "SubMillisecondTimeout.run()", "'timeout': must be at least 1ms");
+		assertFailure(SubMillisecondDelay.class, "SubMillisecondDelay.run()", "'delay': must be at least 1ms");
+		assertFailure(SubMillisecondHold.class, "SubMillisecondHold.run()", "'holdAtLeast': must be at least 1ms");
+	}
+
+	@Test
+	void durationsBeyond365DaysFailStartupNamingTheMethodAndTheBound() {
+		assertFailure(YearLongTimeout.class, "YearLongTimeout.run()", "'timeout': must be at most 365 days");
+		assertFailure(YearLongMaxWait.class, "YearLongMaxWait.run()", "'maxWait': must be at most 365 days");
+		assertFailure(OverflowingTimeout.class, "OverflowingTimeout.run()", "timeout 9223372036854775807 DAYS");
+	}
+
+	@Test
+	void anUnboundedBackoffMultiplierFailsStartupNamingTheMethod() {
+		assertFailure(HugeMultiplier.class, "HugeMultiplier.run()", "'backoffMultiplier'");
 	}
 
 	@Test
@@ -286,6 +306,62 @@ class AnnotationValidationTests {
 	static class UnresolvedPlaceholder {
 
 		@DistributedLock(holdAtLeastString = "${missing.hold}")
+		public void run() {
+		}
+
+	}
+
+	static class SubMillisecondTimeout {
+
+		@DistributedLock(timeoutString = "500us")
+		public void run() {
+		}
+
+	}
+
+	static class SubMillisecondDelay {
+
+		@DistributedLock(retries = 3, delayString = "500us")
+		public void run() {
+		}
+
+	}
+
+	static class SubMillisecondHold {
+
+		@DistributedLock(holdAtLeast = 500, timeUnit = TimeUnit.MICROSECONDS)
+		public void run() {
+		}
+
+	}
+
+	static class YearLongTimeout {
+
+		@DistributedLock(timeout = 366, timeUnit = TimeUnit.DAYS)
+		public void run() {
+		}
+
+	}
+
+	static class YearLongMaxWait {
+
+		@DistributedLock(maxWaitString = "400d")
+		public void run() {
+		}
+
+	}
+
+	static class OverflowingTimeout {
+
+		@DistributedLock(timeout = Long.MAX_VALUE, timeUnit = TimeUnit.DAYS)
+		public void run() {
+		}
+
+	}
+
+	static class HugeMultiplier {
+
+		@DistributedLock(retries = 3, backoffMultiplier = 1e308)
 		public void run() {
 		}
 

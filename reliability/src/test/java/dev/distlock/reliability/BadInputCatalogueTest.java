@@ -60,7 +60,9 @@ class BadInputCatalogueTest {
 				argumentSet("blank key", " \t ", "must not be blank"),
 				argumentSet("oversized key (513 chars)", "k".repeat(513), "the limit is 512"),
 				argumentSet("key with a newline", "order\n42", "control characters"),
-				argumentSet("key with NUL", "order\u000042", "control characters"));
+				argumentSet("key with NUL", "order\u000042", "control characters"),
+				argumentSet("key with a lone high surrogate (a cut emoji)", "s:\uD83D", "lone surrogate"),
+				argumentSet("key with a lone low surrogate", "s:\uDE00x", "lone surrogate"));
 	}
 
 	@ParameterizedTest
@@ -141,7 +143,16 @@ class BadInputCatalogueTest {
 				argumentSet("max-wait=-1s", "distributed-lock.max-wait=-1s", "distributed-lock.max-wait"),
 				argumentSet("retries=-1", "distributed-lock.retries=-1", "distributed-lock.retries"),
 				argumentSet("backoff-multiplier=0.5", "distributed-lock.backoff-multiplier=0.5",
-						"distributed-lock.backoff-multiplier"));
+						"distributed-lock.backoff-multiplier"),
+				argumentSet("timeout=500us", "distributed-lock.timeout=500us", "distributed-lock.timeout"),
+				argumentSet("delay=500us", "distributed-lock.delay=500us", "distributed-lock.delay"),
+				argumentSet("timeout=366d", "distributed-lock.timeout=366d", "distributed-lock.timeout"),
+				argumentSet("max-wait=9999999d", "distributed-lock.max-wait=9999999d", "distributed-lock.max-wait"),
+				argumentSet("backoff-multiplier=1e308", "distributed-lock.backoff-multiplier=1e308",
+						"distributed-lock.backoff-multiplier"),
+				argumentSet("key-prefix=app}:", "distributed-lock.key-prefix=app}:", "distributed-lock.key-prefix"),
+				argumentSet("key-prefix of 512 characters", "distributed-lock.key-prefix=" + "p".repeat(512),
+						"distributed-lock.key-prefix"));
 	}
 
 	@ParameterizedTest

@@ -162,7 +162,7 @@ public final class ManagedLockHandle implements LockHandle {
 
 	@Override
 	public void extend(Duration newLease) {
-		LockOptions.checkDuration("lease", newLease);
+		LockOptions.checkDuration("extend", newLease);
 		if (state.get() != State.HELD) {
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': the handle was " + describeState(),
 					null);
