@@ -1,6 +1,7 @@
 package dev.distlock.mongo;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Date;
 import java.util.List;
@@ -12,9 +13,10 @@ import dev.distlock.core.spi.LockRequest;
 
 /**
  * The lock document and the filters and updates on it. One document per key; every time in it is written by the
- * server ({@code $currentDate}) and every expiry test compares with the server's {@code $$NOW}, so the client's clock
- * never decides who holds a lock. No pipeline updates and no {@code $expr} in an upsert filter: the same statements run
- * on MongoDB 5.0+ and on mongo-java-server.
+ * database ({@code $currentDate}, stamped by the primary that applies the write) and every expiry test compares with
+ * {@code $$NOW} (the clock of the node that runs the statement: the primary on a replica set, the mongos router on a
+ * sharded cluster; see docs/MONGO.md), so no application clock decides who holds a lock. No pipeline updates and no
+ * {@code $expr} in an upsert filter: the same statements run on MongoDB 5.0+ and on mongo-java-server.
  */
 final class LockDocuments {
 
@@ -38,6 +40,12 @@ final class LockDocuments {
 
 	/** Shared holders: encoded owner token to {owner, host, acquiredAt, at, leaseMs}. Always present. */
 	static final String SHARED = "shared";
+
+	/**
+	 * The owner token of the last exclusive release, so the provider's replay of a release whose reply was lost
+	 * answers "released" rather than "lost". Every grant removes it.
+	 */
+	static final String RELEASED = "released";
 
 	/** Server time of the document's insert: the high part of every fencing token issued from it. */
 	static final String BASE = "base";
@@ -72,7 +80,7 @@ final class LockDocuments {
 		return (base.getTime() << SEQ_BITS) + seq;
 	}
 
-	/** {@code at + leaseMs (+ grace)}: the exclusive holder's expiry on the server's clock. */
+	/** {@code at + leaseMs (+ grace)}: the exclusive holder's expiry on the database clock. */
 	static Document exclusiveExpiry(String prefix, long graceMs) {
 		return new Document("$add", List.of("$" + prefix + AT, "$" + prefix + LEASE_MS, graceMs));
 	}
@@ -82,7 +90,7 @@ final class LockDocuments {
 		return new Document("$gt", List.of(exclusiveExpiry("", 0), "$$NOW"));
 	}
 
-	/** How many shared holders are still inside their lease (plus grace) by the server's clock. */
+	/** How many shared holders are still inside their lease (plus grace) by the database clock. */
 	static Document liveSharedCount(long graceMs) {
 		Document live = new Document("$gt", List.of(exclusiveExpiry("$h.v.", graceMs), "$$NOW"));
 		Document holders = new Document("$filter", new Document("input", new Document("$objectToArray", "$" + SHARED))
@@ -97,8 +105,10 @@ final class LockDocuments {
 	}
 
 	/**
-	 * The grant filter for an existing document. Exclusive: no live holder at all. Shared: no live exclusive holder
-	 * and fewer than maxConcurrent live shared ones.
+	 * The grant filter for an existing document. Exclusive: no live holder at all, or the live exclusive holder is
+	 * this very token. Shared: no live exclusive holder, and fewer than maxConcurrent live shared ones or a live slot
+	 * of this very token. The same-token cases make a repeated acquire (a replay after its reply was lost) a grant
+	 * again instead of "held by someone else"; it re-stamps the lease and takes no second slot.
 	 */
 	static Bson grantable(LockRequest request) {
 		Document exclusiveExpired = new Document("$lte", List.of(exclusiveExpiry("", 0), "$$NOW"));
@@ -107,12 +117,20 @@ final class LockDocuments {
 				: new Document("$eq", List.of(liveSharedCount(0), 0));
 		// Plain predicates first: a released document has no token (only an exclusive grant sets one; release, forced
 		// release and shared grants unset it), and one nobody shares has an empty holder map. They decide the common
-		// case by index-free equality; the $expr on the server's clock decides only when a holder is recorded.
-		Document noExclusive = new Document("$or", List.of(new Document(TOKEN, new Document("$exists", false)),
+		// case by index-free equality; the $expr on the database clock decides only when a holder is recorded.
+		List<Object> noExclusive = new ArrayList<>(List.of(new Document(TOKEN, new Document("$exists", false)),
 				new Document("$expr", exclusiveExpired)));
-		Document sharedRoom = new Document("$or", List.of(new Document(SHARED, new Document()),
+		List<Object> sharedRoom = new ArrayList<>(List.of(new Document(SHARED, new Document()),
 				new Document("$expr", room)));
-		return new Document(ID, request.key()).append("$and", List.of(noExclusive, sharedRoom));
+		if (request.shared()) {
+			String mine = SHARED + "." + holderField(request.token()) + ".";
+			sharedRoom.add(new Document("$expr", new Document("$gt", List.of(exclusiveExpiry(mine, 0), "$$NOW"))));
+		}
+		else {
+			noExclusive.add(new Document(TOKEN, request.token()));
+		}
+		return new Document(ID, request.key()).append("$and",
+				List.of(new Document("$or", noExclusive), new Document("$or", sharedRoom)));
 	}
 
 	/**
@@ -130,7 +148,8 @@ final class LockDocuments {
 	static Bson grant(LockRequest request, boolean inserting) {
 		Document set = new Document(MODE, request.mode().name());
 		Document currentDate = new Document(TOUCHED, true);
-		Document update = new Document("$inc", new Document(SEQ, 1L));
+		Document unset = new Document(RELEASED, ""); // a grant ends the replay window of the last release
+		Document update = new Document("$inc", new Document(SEQ, 1L)).append("$unset", unset);
 		if (inserting) {
 			currentDate.append(BASE, true);
 		}
@@ -145,7 +164,7 @@ final class LockDocuments {
 				currentDate.append(AT, true);
 			}
 			else {
-				update.append("$unset", new Document(TOKEN, ""));
+				unset.append(TOKEN, "");
 			}
 		}
 		else {
@@ -175,13 +194,40 @@ final class LockDocuments {
 				new Document(prefix + AT, true).append(TOUCHED, true));
 	}
 
-	/** Release marks the document free instead of deleting it, so its fencing sequence carries on. */
+	/**
+	 * The filter of a release made again after the first attempt's outcome was lost: as {@link #ownedBy}, or, for an
+	 * exclusive lock, a document this token released and nobody was granted since, so a release that worked is not
+	 * reported as lost. Shared releases leave no such mark: their replay after a release that worked answers false.
+	 */
+	static Bson releasedOrOwnedBy(String key, String token, boolean shared) {
+		if (shared) {
+			return ownedBy(key, token, true);
+		}
+		return new Document(ID, key).append("$or", List.of(
+				new Document(TOKEN, token).append("$expr", exclusiveLive()),
+				new Document(TOKEN, new Document("$exists", false)).append(RELEASED, token)));
+	}
+
+	/**
+	 * The filter of the clean-up after an acquire whose outcome is unknown: whatever this token holds, live or not.
+	 * The token is fresh per acquisition, so nobody else's lock can match.
+	 */
+	static Bson heldByToken(String key, String token, boolean shared) {
+		return shared ? new Document(ID, key).append(SHARED + "." + holderField(token), new Document("$exists", true))
+				: new Document(ID, key).append(TOKEN, token);
+	}
+
+	/**
+	 * Release marks the document free instead of deleting it, so its fencing sequence carries on; an exclusive
+	 * release records the token in {@link #RELEASED}, and applying it again changes nothing that matters.
+	 */
 	static Bson release(String token, boolean shared) {
 		if (shared) {
 			return new Document("$unset", new Document(SHARED + "." + holderField(token), ""))
 				.append("$currentDate", new Document(TOUCHED, true));
 		}
-		return new Document("$unset", new Document(TOKEN, "")).append("$set", new Document(LEASE_MS, 0L))
+		return new Document("$unset", new Document(TOKEN, ""))
+			.append("$set", new Document(LEASE_MS, 0L).append(RELEASED, token))
 			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
 	}
 
@@ -193,7 +239,7 @@ final class LockDocuments {
 	}
 
 	/**
-	 * Documents whose every lease ended more than {@code graceMs} ago by the server's clock. The range on
+	 * Documents whose every lease ended more than {@code graceMs} ago by the database clock. The range on
 	 * {@code touched} (bounded by a server time) lets the index narrow the scan; the $expr decides. The last write
 	 * must be at least one whole millisecond plus the grace old, even with a zero grace on a server that keeps
 	 * sub-millisecond dates, so a document re-created after the purge gets a {@code base} in a later millisecond

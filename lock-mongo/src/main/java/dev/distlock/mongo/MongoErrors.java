@@ -5,12 +5,17 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import com.mongodb.MongoException;
+import com.mongodb.MongoInterruptedException;
+import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoServerException;
+import com.mongodb.MongoSocketOpenException;
+import com.mongodb.MongoTimeoutException;
 
 import dev.distlock.core.LockStoreException;
 
 /**
- * Turns driver errors into {@link LockStoreException}, and recognises the duplicate-key error by its code.
+ * Turns driver errors into {@link LockStoreException}, recognises the duplicate-key error by its code, and runs the
+ * clean-up calls that an interrupt must not defeat.
  */
 final class MongoErrors {
 
@@ -30,19 +35,82 @@ final class MongoErrors {
 	}
 
 	/**
+	 * Whether a failed write may still have been applied on the server: anything but an error raised before the
+	 * command left the client (no server selected in time, no connection opened, a closed client). A socket error, an
+	 * interrupt and a write-concern error all may follow an applied write. The driver's operation timeout is both: it
+	 * carries the socket's timeout as its cause when it struck while the command was on the wire, and no cause when
+	 * it struck while waiting for a server or a connection (measured on driver 5.8), when nothing was sent.
+	 */
+	static boolean mayHaveRun(@Nullable Throwable error) {
+		if (error instanceof MongoOperationTimeoutException) {
+			return error.getCause() != null;
+		}
+		return !(error instanceof MongoTimeoutException || error instanceof MongoSocketOpenException
+				|| error instanceof IllegalStateException || error == null);
+	}
+
+	/**
 	 * Runs one store call on the driver, translating its errors; {@code operation} and the key go into the message.
 	 * The calls go to the driver's collection, not through {@code MongoTemplate}, so there is no Spring translation
 	 * to undo: a {@link MongoException}, or the {@link IllegalStateException} a closed client answers with ("state
 	 * should be: open").
 	 */
 	static <T> T call(@Nullable String key, String operation, Supplier<T> storeCall) {
+		return call(key, operation, -1, storeCall);
+	}
+
+	/**
+	 * As {@link #call(String, String, Supplier)}, for a call bounded to {@code boundMillis}; a timeout names the
+	 * bound.
+	 */
+	static <T> T call(@Nullable String key, String operation, long boundMillis, Supplier<T> storeCall) {
 		try {
 			return storeCall.get();
 		}
 		catch (MongoException | IllegalStateException ex) {
 			String where = key != null ? " for '" + key + "'" : "";
-			throw new LockStoreException(key, "Mongo lock store failed to " + operation + where + ": "
+			String bound = ex instanceof MongoOperationTimeoutException && boundMillis > 0
+					? " within its " + boundMillis + " ms bound" : "";
+			throw new LockStoreException(key, "Mongo lock store failed to " + operation + where + bound + ": "
 					+ ex.getClass().getSimpleName() + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Runs a clean-up call (a release, the clean-up after a failed acquire) so that the caller's interrupt cannot
+	 * defeat it: the interrupt flag is cleared around the call and set again afterwards (the driver reads the flag
+	 * and throws {@link MongoInterruptedException}, so otherwise an interrupted thread could never release). A call
+	 * that fails in a way that may have left it applied is made once more, as {@code replay}: after an interrupt
+	 * that arrived during the call always, after a timeout or socket error only when a replay is given.
+	 * @param replay the statement that answers correctly whether or not the first attempt was applied, or null when
+	 * the call itself is idempotent (then only an interrupted call is made again, unchanged)
+	 */
+	static <T> T uninterrupted(@Nullable String key, String operation, long boundMillis, Supplier<T> storeCall,
+			@Nullable Supplier<T> replay) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			try {
+				return call(key, operation, boundMillis, storeCall);
+			}
+			catch (LockStoreException ex) {
+				boolean interruptedDuring = ex.getCause() instanceof MongoInterruptedException;
+				if (!interruptedDuring && (replay == null || !mayHaveRun(ex.getCause()))) {
+					throw ex;
+				}
+				interrupted |= Thread.interrupted();
+				try {
+					return call(key, operation, boundMillis, replay != null ? replay : storeCall);
+				}
+				catch (LockStoreException again) {
+					again.addSuppressed(ex);
+					throw again;
+				}
+			}
+		}
+		finally {
+			if (interrupted || Thread.interrupted()) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

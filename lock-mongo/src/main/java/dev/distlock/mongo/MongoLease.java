@@ -3,6 +3,7 @@ package dev.distlock.mongo;
 import java.time.Duration;
 
 import org.bson.Document;
+import org.bson.conversions.Bson;
 
 import com.mongodb.client.MongoCollection;
 
@@ -10,7 +11,9 @@ import dev.distlock.core.spi.Lease;
 
 /**
  * A lock granted by {@link MongoLockProvider}. Extend and release are one update each, filtered on the owner token
- * and on a lease still running by the server's clock, so a stale holder touches nothing.
+ * and on a lease still running by the database clock, so a stale holder touches nothing. Each call is bounded by the
+ * time left on the lease as this JVM counts it (see {@link CallBounds}), and neither can be defeated by the caller's
+ * interrupt: both also serve releasing (a release with a minimum hold is an extend).
  */
 final class MongoLease implements Lease {
 
@@ -27,12 +30,17 @@ final class MongoLease implements Lease {
 	/** Set once this lease released its lock, so a second release answers as the first did. */
 	private volatile boolean released;
 
-	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, long fencingToken) {
+	/** {@link System#nanoTime()} at which the lease ends as this JVM counts it: from before the granting send. */
+	private volatile long expiresAtNanos;
+
+	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, long fencingToken,
+			long expiresAtNanos) {
 		this.collection = collection;
 		this.key = key;
 		this.token = token;
 		this.shared = shared;
 		this.fencingToken = fencingToken;
+		this.expiresAtNanos = expiresAtNanos;
 	}
 
 	@Override
@@ -40,22 +48,47 @@ final class MongoLease implements Lease {
 		return fencingToken;
 	}
 
+	/**
+	 * {@inheritDoc} Extending again with the same token is idempotent: each one sets the lease from the moment it
+	 * runs.
+	 * @throws dev.distlock.core.InvalidLockOptionException naming {@code lease} if it is not positive or longer
+	 * than 365 days; nothing is sent then
+	 */
 	@Override
 	public boolean extend(Duration lease) {
-		return MongoErrors.call(key, "extend", () -> collection
-			.updateOne(LockDocuments.ownedBy(key, token, shared), LockDocuments.extend(token, shared, lease.toMillis()))
-			.getMatchedCount() == 1);
+		long leaseMs = CallBounds.leaseMillis("lease", lease);
+		long start = System.nanoTime();
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - start);
+		boolean extended = MongoErrors.uninterrupted(key, "extend", bound, () -> CallBounds.bounded(collection, bound)
+			.updateOne(LockDocuments.ownedBy(key, token, shared), LockDocuments.extend(token, shared, leaseMs))
+			.getMatchedCount() == 1, null);
+		if (extended) {
+			expiresAtNanos = start + leaseMs * 1_000_000L;
+		}
+		return extended;
 	}
 
+	/**
+	 * {@inheritDoc} A release that fails in a way that may have left it applied (a timeout, a lost reply, an
+	 * interrupt during the call) is made once more, with a filter that also accepts "released by this token and
+	 * granted to nobody since", so a release that worked is not reported as lost. A second call of this method
+	 * after a successful one answers true again, as the provider contract says, without a round trip.
+	 */
 	@Override
 	public boolean release() {
 		if (released) {
 			return true;
 		}
-		released = MongoErrors.call(key, "release", () -> collection
-			.updateOne(LockDocuments.ownedBy(key, token, shared), LockDocuments.release(token, shared))
-			.getMatchedCount() == 1);
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime());
+		released = MongoErrors.uninterrupted(key, "release", bound, () -> releaseWhere(bound,
+				LockDocuments.ownedBy(key, token, shared)),
+				() -> releaseWhere(bound, LockDocuments.releasedOrOwnedBy(key, token, shared)));
 		return released;
+	}
+
+	private boolean releaseWhere(long bound, Bson filter) {
+		return CallBounds.bounded(collection, bound).updateOne(filter, LockDocuments.release(token, shared))
+			.getMatchedCount() == 1;
 	}
 
 	@Override

@@ -16,6 +16,7 @@ import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
@@ -24,6 +25,7 @@ import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
@@ -36,9 +38,10 @@ import static dev.distlock.mongo.LockDocuments.ID;
 import static dev.distlock.mongo.LockDocuments.SHARED;
 
 /**
- * Locks in MongoDB, one document per key, with expiry on the server's clock, owner-checked release and extend, and
- * fencing tokens that keep increasing after the purger removes a document. {@link #start()} creates the index and
- * schedules the purger as the settings say; {@link #close()} stops it.
+ * Locks in MongoDB, one document per key, with expiry on the database clock, owner-checked release and extend, and
+ * fencing tokens that keep increasing after the purger removes a document. Every store call is bounded (see
+ * {@link CallBounds} and docs/MONGO.md). {@link #start()} creates the index, schedules the purger as the settings say
+ * and warns when it finds a mongos router; {@link #close()} stops the purger.
  */
 public final class MongoLockProvider implements LockProvider, LockStatusSource, StoreHealth, AutoCloseable {
 
@@ -47,15 +50,31 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	/** The name of the purger's index on {@code touched}. */
 	public static final String TOUCHED_INDEX = "distlock_touched";
 
+	/** Logged by {@link #start()} when the server is a mongos router. */
+	static final String MONGOS_WARNING = "distlock's Mongo lock store is connected through a mongos router: lock "
+			+ "expiry compares the router's clock ($$NOW) with the shard primary's ($currentDate), so a router whose "
+			+ "clock runs ahead of the shard primary's by d ends every lease d early and a second holder can enter "
+			+ "while the first still counts its lease. Keep every router and shard clock in tight NTP sync (well under "
+			+ "the shortest lease), or use a replica set; see docs/MONGO.md, Sharded clusters.";
+
+	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+
+	private static final long MAINTENANCE_MS = CallBounds.MAINTENANCE.toMillis();
+
 	private final MongoLockSettings settings;
 
 	private final MongoDatabase database;
 
 	private final MongoCollection<Document> collection;
 
+	/** The grace the purger applies: the settings' own, or a shorter one a test passes to the package constructor. */
+	private final Duration purgeGrace;
+
 	private @Nullable ScheduledExecutorService purger;
 
 	private boolean started;
+
+	private volatile boolean routedThroughMongos;
 
 	/**
 	 * A provider on the template's database; nothing is sent to the server until the first call. Every store call
@@ -64,7 +83,16 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	 * driver's own exception, so {@link MongoErrors}, not the template's exception translation, maps errors.
 	 */
 	public MongoLockProvider(MongoTemplate mongoTemplate, MongoLockSettings settings) {
+		this(mongoTemplate, settings, settings.purgeGrace());
+	}
+
+	/**
+	 * A provider whose purger uses {@code purgeGrace} instead of the settings' grace, which must be at least
+	 * {@link MongoLockSettings#MIN_PURGE_GRACE}: for tests of the purger that cannot wait a minute.
+	 */
+	MongoLockProvider(MongoTemplate mongoTemplate, MongoLockSettings settings, Duration purgeGrace) {
 		this.settings = settings;
+		this.purgeGrace = purgeGrace;
 		this.database = mongoTemplate.getDb();
 		this.collection = this.database
 			.getCollection(settings.collection())
@@ -81,6 +109,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 			return;
 		}
 		started = true;
+		checkTopology();
 		if (settings.createIndexes()) {
 			createIndexes();
 		}
@@ -96,32 +125,90 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 		}
 	}
 
+	/**
+	 * {@inheritDoc} The whole attempt is bounded by its lease (between 1 and 30 s, see {@link CallBounds}). If a
+	 * statement fails in a way that may have left it applied (a timeout, a socket error, an interrupt), the grant it
+	 * may have made is released by owner token before the error is thrown, so no lock is left for a lease nobody
+	 * holds. A token that already holds the key is granted again (a repeated acquire): the lease is set anew and the
+	 * fencing token is the next one.
+	 * @throws dev.distlock.core.InvalidLockOptionException naming {@code timeout} if the lease is not positive or
+	 * longer than 365 days; nothing is sent then
+	 */
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
+		CallBounds.leaseMillis("timeout", request.lease());
+		long start = System.nanoTime();
+		long deadline = start + TimeUnit.MILLISECONDS.toNanos(CallBounds.leaseBoundMillis(request.lease().toNanos()));
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
 		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
-		Document granted = MongoErrors.call(request.key(), "acquire", () -> grantExisting(request));
-		if (granted == null) {
-			granted = MongoErrors.call(request.key(), "acquire", () -> insert(request));
+		Document granted;
+		try {
+			granted = attempt(request, deadline, false);
+			if (granted == null) {
+				granted = attempt(request, deadline, true);
+			}
+		}
+		catch (LockStoreException ex) {
+			if (MongoErrors.mayHaveRun(ex.getCause())) {
+				releaseUnknownGrant(request, ex);
+			}
+			throw ex;
 		}
 		if (granted == null) {
 			return Optional.empty();
 		}
 		if (request.shared()) {
-			pruneExpiredHolders(request, granted);
+			pruneExpiredHolders(request, granted, deadline);
 		}
 		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
-				LockDocuments.fencing(granted)));
+				LockDocuments.fencing(granted), start + request.lease().toNanos()));
 	}
 
-	private @Nullable Document grantExisting(LockRequest request) {
-		return collection.findOneAndUpdate(LockDocuments.grantable(request), LockDocuments.grant(request, false),
+	/** One grant statement with what is left of the attempt's bound. */
+	private @Nullable Document attempt(LockRequest request, long deadline, boolean inserting) {
+		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+		if (left <= 0) {
+			// Only after a statement that granted nothing: there is nothing to clean up.
+			throw new LockStoreException(request.key(), "Mongo lock store failed to acquire for '" + request.key()
+					+ "': its bound of " + CallBounds.leaseBoundMillis(request.lease().toNanos()) + " ms ran out", null);
+		}
+		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
+		return MongoErrors.call(request.key(), "acquire", CallBounds.leaseBoundMillis(request.lease().toNanos()),
+				() -> inserting ? insert(bounded, request) : grantExisting(bounded, request));
+	}
+
+	/**
+	 * After an acquire that failed but may have been applied: releases whatever this request's token holds, so the
+	 * lock is not stranded until its lease ends. Not defeated by an interrupt; bounded by the lease, after which a
+	 * stranded grant would have ended by itself. A failure is attached to the acquire's error and logged.
+	 */
+	private void releaseUnknownGrant(LockRequest request, LockStoreException acquireError) {
+		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos());
+		try {
+			boolean released = MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
+					() -> CallBounds.bounded(collection, bound)
+						.updateOne(LockDocuments.heldByToken(request.key(), request.token(), request.shared()),
+								LockDocuments.release(request.token(), request.shared()))
+						.getMatchedCount() == 1, null);
+			if (released) {
+				logger.info("Released lock '" + request.key() + "': the acquire whose reply failed had been granted");
+			}
+		}
+		catch (LockStoreException ex) {
+			acquireError.addSuppressed(ex);
+			logger.warn("Could not release lock '" + request.key() + "' after a failed acquire; if that acquire was "
+					+ "granted, the lock stays held until its lease of " + request.lease() + " ends", ex);
+		}
+	}
+
+	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request) {
+		return bounded.findOneAndUpdate(LockDocuments.grantable(request), LockDocuments.grant(request, false),
 				grantOptions(request, false));
 	}
 
-	private @Nullable Document insert(LockRequest request) {
+	private @Nullable Document insert(MongoCollection<Document> bounded, LockRequest request) {
 		try {
-			return collection.findOneAndUpdate(LockDocuments.absent(request.key()), LockDocuments.grant(request, true),
+			return bounded.findOneAndUpdate(LockDocuments.absent(request.key()), LockDocuments.grant(request, true),
 					grantOptions(request, true));
 		}
 		catch (MongoException ex) {
@@ -146,7 +233,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	 * unchanged. Best effort: costs a round trip only when there is something to prune, and a failure only leaves
 	 * expired holders that no grant counts, so it is logged and the granted lease is returned all the same.
 	 */
-	private void pruneExpiredHolders(LockRequest request, Document granted) {
+	private void pruneExpiredHolders(LockRequest request, Document granted, long deadline) {
 		Document shared = granted.get(SHARED, Document.class);
 		Document mine = shared.get(LockDocuments.holderField(request.token()), Document.class);
 		long serverNow = mine.getDate(LockDocuments.AT).getTime();
@@ -162,11 +249,12 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 				unset.append(SHARED + "." + entry.getKey(), "");
 			}
 		}
-		if (unset.isEmpty()) {
+		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+		if (unset.isEmpty() || left <= 0) {
 			return;
 		}
 		try {
-			collection.updateOne(filter, new Document("$unset", unset));
+			CallBounds.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
@@ -175,19 +263,20 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 
 	@Override
 	public boolean isLocked(String key) {
-		return MongoErrors.call(key, "check", () -> collection
+		return MongoErrors.call(key, "check", ADMIN_MS, () -> admin()
 			.countDocuments(new Document(ID, key).append("$expr", LockDocuments.held())) > 0);
 	}
 
 	@Override
 	public List<LockInfo> status(StatusQuery query) {
-		return MongoErrors.call(query.keyPrefix(), "list locks", () -> MongoLockStatus.query(collection, query));
+		return MongoErrors.call(query.keyPrefix(), "list locks", ADMIN_MS,
+				() -> MongoLockStatus.query(admin(), query));
 	}
 
 	@Override
 	public boolean forceRelease(String key) {
 		logger.warn("Forcing the release of lock '" + key + "'");
-		return MongoErrors.call(key, "force release", () -> collection
+		return MongoErrors.call(key, "force release", ADMIN_MS, () -> admin()
 			.updateOne(new Document(ID, key).append("$expr", LockDocuments.held()), LockDocuments.clearAll())
 			.getMatchedCount() == 1);
 	}
@@ -205,7 +294,8 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	@Override
 	public Duration ping() {
 		long start = System.nanoTime();
-		MongoErrors.call(null, "ping", () -> database.runCommand(new Document("ping", 1)));
+		MongoErrors.call(null, "ping", ADMIN_MS,
+				() -> database.withTimeout(ADMIN_MS, TimeUnit.MILLISECONDS).runCommand(new Document("ping", 1)));
 		return Duration.ofNanos(System.nanoTime() - start);
 	}
 
@@ -214,22 +304,24 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	 * Idempotent.
 	 */
 	public void createIndexes() {
-		MongoErrors.call(null, "create indexes in '" + settings.collection() + "'", () -> collection
-			.createIndex(new Document(LockDocuments.TOUCHED, 1), new IndexOptions().name(TOUCHED_INDEX)));
+		MongoErrors.call(null, "create indexes in '" + settings.collection() + "'", MAINTENANCE_MS,
+				() -> CallBounds.bounded(collection, MAINTENANCE_MS).createIndex(new Document(LockDocuments.TOUCHED, 1), new IndexOptions().name(TOUCHED_INDEX)));
 	}
 
 	/**
-	 * Removes documents whose every lease ended more than the grace period ago, by the server's clock.
+	 * Removes documents whose every lease ended more than the grace period ago, by the database clock.
 	 * @return how many were removed
 	 */
 	public long purge() {
-		long graceMs = settings.purgeGrace().toMillis();
-		return MongoErrors.call(null, "purge '" + settings.collection() + "'", () -> {
+		long graceMs = purgeGrace.toMillis();
+		return MongoErrors.call(null, "purge '" + settings.collection() + "'", MAINTENANCE_MS, () -> {
 			Date serverNow = serverNow();
 			if (serverNow == null) {
 				return 0L; // an empty collection
 			}
-			long removed = collection.deleteMany(LockDocuments.purgeable(serverNow, graceMs)).getDeletedCount();
+			long removed = CallBounds.bounded(collection, MAINTENANCE_MS)
+				.deleteMany(LockDocuments.purgeable(serverNow, graceMs))
+				.getDeletedCount();
 			logger.debug("Purged " + removed + " expired lock documents from '" + settings.collection() + "'");
 			return removed;
 		});
@@ -240,9 +332,52 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	 * collection is empty.
 	 */
 	private @Nullable Date serverNow() {
-		Document now = collection.aggregate(List.of(new Document("$limit", 1),
+		Document now = CallBounds.bounded(collection, MAINTENANCE_MS).aggregate(List.of(new Document("$limit", 1),
 				new Document("$project", new Document(ID, 0).append("now", "$$NOW")))).first();
 		return now != null ? now.getDate("now") : null;
+	}
+
+	/**
+	 * Asks the server what it is ({@code hello}, or {@code isMaster} where {@code hello} is missing, as on
+	 * mongo-java-server) and warns when it is a mongos router ({@code msg: "isdbgrid"}): then {@code $$NOW} in the
+	 * filters is the router's clock while {@code $currentDate} is the shard primary's, so expiry compares two
+	 * machines' clocks (see docs/MONGO.md, Sharded clusters). A failed check is logged and changes nothing.
+	 */
+	private void checkTopology() {
+		try {
+			Document reply = MongoErrors.call(null, "check the server type", ADMIN_MS, () -> {
+				MongoDatabase bounded = database.withTimeout(ADMIN_MS, TimeUnit.MILLISECONDS);
+				try {
+					return bounded.runCommand(new Document("hello", 1));
+				}
+				catch (MongoCommandException ex) {
+					return bounded.runCommand(new Document("isMaster", 1));
+				}
+			});
+			routedThroughMongos = isMongos(reply);
+			if (routedThroughMongos) {
+				logger.warn(MONGOS_WARNING);
+			}
+		}
+		catch (LockStoreException ex) {
+			logger.debug("Could not ask the server what it is; assuming a replica set or standalone server", ex);
+		}
+	}
+
+	/** Whether a {@code hello} / {@code isMaster} reply comes from a mongos router. */
+	static boolean isMongos(Document reply) {
+		return "isdbgrid".equals(reply.getString("msg"));
+	}
+
+	/**
+	 * Whether {@link #start()} found the server to be a mongos router (and warned).
+	 */
+	boolean routedThroughMongos() {
+		return routedThroughMongos;
+	}
+
+	private MongoCollection<Document> admin() {
+		return CallBounds.bounded(collection, ADMIN_MS);
 	}
 
 	private void purgeQuietly() {

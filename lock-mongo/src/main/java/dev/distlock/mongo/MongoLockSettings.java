@@ -16,13 +16,17 @@ import dev.distlock.core.LockOptions;
  * @param writeConcern the write concern of every lock write; majority by default
  * @param createIndexes whether {@link MongoLockProvider#start()} creates the index the purger uses
  * @param purgeInterval how often the purger runs, or null for never
- * @param purgeGrace how long a lock must have been expired before the purger removes its document
+ * @param purgeGrace how long a lock must have been expired before the purger removes its document; at least
+ * {@link #MIN_PURGE_GRACE}
  */
 public record MongoLockSettings(String collection, WriteConcern writeConcern, boolean createIndexes,
 		@Nullable Duration purgeInterval, Duration purgeGrace) {
 
 	/** The default collection name. */
 	public static final String DEFAULT_COLLECTION = "distributed_locks";
+
+	/** The shortest purge grace accepted (see docs/MONGO.md, Fencing tokens). */
+	public static final Duration MIN_PURGE_GRACE = Duration.ofMinutes(1);
 
 	/**
 	 * Validates every setting; the error names the property at fault.
@@ -50,9 +54,11 @@ public record MongoLockSettings(String collection, WriteConcern writeConcern, bo
 			// The purger is scheduled in whole milliseconds: 500us would become a zero period.
 			LockOptions.checkDuration("distributed-lock.mongo.purge-interval", purgeInterval);
 		}
-		if (purgeGrace == null || purgeGrace.isNegative()) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace",
-					"must be zero or positive, was " + purgeGrace);
+		if (purgeGrace == null || purgeGrace.compareTo(MIN_PURGE_GRACE) < 0) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace", "must be at least 1 minute ("
+					+ MIN_PURGE_GRACE + "): fencing tokens of a lock document re-created after a purge stay above the "
+					+ "old ones only while the database clock does not step back by more than the grace; was "
+					+ purgeGrace);
 		}
 		if (purgeGrace.compareTo(LockOptions.MAX_DURATION) > 0) {
 			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace",

@@ -28,7 +28,7 @@ import static dev.distlock.mongo.LockDocuments.SHARED;
 /**
  * The status query. The server filters by key prefix (on the {@code _id} index) and by held or expired (against its
  * own {@code $$NOW}), and returns its {@code $$NOW} with each document, so remaining leases are computed on the
- * server's clock; owner and TTL bounds are then applied to those figures. The owner filter matches any live holder,
+ * database clock; owner and TTL bounds are then applied to those figures. The owner filter matches any live holder,
  * not only the one a shared lock reports.
  */
 final class MongoLockStatus {
@@ -82,7 +82,7 @@ final class MongoLockStatus {
 	}
 
 	/**
-	 * The lock as the server's clock ({@code nowMs}) sees it: exclusive holder, else live shared holders, else the
+	 * The lock as the database clock ({@code nowMs}) sees it: exclusive holder, else live shared holders, else the
 	 * expired remains.
 	 */
 	static LockInfo toInfo(Document document, long nowMs) {

@@ -8,9 +8,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoInterruptedException;
+import com.mongodb.MongoOperationTimeoutException;
+import com.mongodb.MongoSocketOpenException;
+import com.mongodb.MongoSocketReadException;
+import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.MongoWriteException;
+import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.UpdateOptions;
@@ -71,6 +77,23 @@ class MongoErrorsTest {
 		assertThat(MongoErrors.isDuplicateKey(rejected)).isFalse();
 		assertThat(MongoErrors.isDuplicateKey(new MongoTimeoutException("no server"))).isFalse();
 		assertThat(MongoErrors.isDuplicateKey(new MongoException(11000, "client-side, whatever its code"))).isFalse();
+	}
+
+	@Test
+	void onlyErrorsRaisedAfterTheCommandLeftTheClientMayHaveBeenApplied() {
+		assertThat(MongoErrors.mayHaveRun(new MongoOperationTimeoutException("Operation exceeded the timeout limit",
+				new MongoSocketReadTimeoutException("Timeout while receiving message", new ServerAddress(), null))))
+			.isTrue();
+		assertThat(MongoErrors.mayHaveRun(new MongoSocketReadException("closed", new ServerAddress()))).isTrue();
+		assertThat(MongoErrors.mayHaveRun(new MongoInterruptedException("interrupted", null))).isTrue();
+		assertThat(MongoErrors.mayHaveRun(new MongoException(91, "shutdown in progress"))).isTrue();
+		// raised while waiting for a server or a connection: nothing was sent
+		assertThat(MongoErrors.mayHaveRun(new MongoOperationTimeoutException("Timed out while waiting for a server")))
+			.isFalse();
+		assertThat(MongoErrors.mayHaveRun(new MongoTimeoutException("Timed out while waiting for a server")))
+			.isFalse();
+		assertThat(MongoErrors.mayHaveRun(new MongoSocketOpenException("refused", new ServerAddress()))).isFalse();
+		assertThat(MongoErrors.mayHaveRun(new IllegalStateException("state should be: open"))).isFalse();
 	}
 
 }

@@ -50,14 +50,25 @@ class MongoLockSettingsTest {
 	}
 
 	@Test
-	void purgeIntervalMustBePositiveAndGraceNotNegative() {
+	void purgeIntervalMustBePositiveAndGraceAtLeastOneMinute() {
 		assertThatThrownBy(() -> new MongoLockSettings("c", WriteConcern.MAJORITY, true, Duration.ZERO, HOUR))
 			.isInstanceOfSatisfying(InvalidLockOptionException.class,
 					ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.purge-interval"));
 		assertThatThrownBy(() -> new MongoLockSettings("c", WriteConcern.MAJORITY, true, null, Duration.ofSeconds(-1)))
 			.isInstanceOfSatisfying(InvalidLockOptionException.class,
 					ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.purge-grace"));
-		assertThat(new MongoLockSettings("c", WriteConcern.MAJORITY, true, null, Duration.ZERO).purgeGrace()).isZero();
+		for (Duration tooShort : new Duration[] { Duration.ZERO, Duration.ofSeconds(59), Duration.ofMillis(59_999) }) {
+			assertThatThrownBy(() -> new MongoLockSettings("c", WriteConcern.MAJORITY, true, null, tooShort))
+				.as("grace %s", tooShort)
+				.isInstanceOfSatisfying(InvalidLockOptionException.class,
+						ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.purge-grace"))
+				.hasMessageContaining("at least 1 minute")
+				.hasMessageContaining("was " + tooShort);
+		}
+		assertThatThrownBy(() -> MongoLockSettings.defaults().withPurge(null, Duration.ZERO))
+			.isInstanceOf(InvalidLockOptionException.class);
+		assertThat(new MongoLockSettings("c", WriteConcern.MAJORITY, true, null, Duration.ofMinutes(1)).purgeGrace())
+			.isEqualTo(MongoLockSettings.MIN_PURGE_GRACE);
 	}
 
 }

@@ -95,8 +95,19 @@ public final class MongoTestServer implements AutoCloseable {
 		return startInProcess("distlock_test");
 	}
 
+	/**
+	 * Starts the in-process server answering {@code hello} as a mongos router does ({@code msg: "isdbgrid"}), for
+	 * tests of what a provider does on a sharded cluster's router. Nothing else changes.
+	 */
+	public static MongoTestServer startInProcessReportingMongos() {
+		return startInProcess("distlock_test", new KeptBackend(true));
+	}
+
 	private static MongoTestServer startInProcess(String database) {
-		KeptBackend backend = new KeptBackend();
+		return startInProcess(database, new KeptBackend(false));
+	}
+
+	private static MongoTestServer startInProcess(String database, KeptBackend backend) {
 		MongoServer server = new MongoServer(backend);
 		InetSocketAddress address = server.bind();
 		return new MongoTestServer(backend, server, address,
@@ -123,6 +134,17 @@ public final class MongoTestServer implements AutoCloseable {
 	 */
 	public String connectionString() {
 		return connectionString;
+	}
+
+	/**
+	 * The in-process server's address, for a proxy in front of it.
+	 * @throws UnsupportedOperationException on a real server
+	 */
+	public InetSocketAddress address() {
+		if (address == null) {
+			throw new UnsupportedOperationException("A real server (" + URI_VARIABLE + ") has no in-process address");
+		}
+		return address;
 	}
 
 	/**
@@ -226,7 +248,29 @@ public final class MongoTestServer implements AutoCloseable {
 	 */
 	private static final class KeptBackend extends MemoryBackend {
 
+		private final boolean reportsMongos;
+
 		private volatile boolean discarding;
+
+		KeptBackend(boolean reportsMongos) {
+			this.reportsMongos = reportsMongos;
+		}
+
+		/**
+		 * mongo-java-server has no {@code hello}; as a pretend router it answers {@code hello} with its
+		 * {@code isMaster} reply plus mongos's {@code msg: "isdbgrid"}.
+		 */
+		@Override
+		public de.bwaldvogel.mongo.bson.Document handleCommand(io.netty.channel.Channel channel, String databaseName,
+				String command, de.bwaldvogel.mongo.bson.Document query) {
+			if (reportsMongos && "hello".equals(command)) {
+				de.bwaldvogel.mongo.bson.Document reply = super.handleCommand(channel, databaseName, "isMaster",
+						query);
+				reply.put("msg", "isdbgrid");
+				return reply;
+			}
+			return super.handleCommand(channel, databaseName, command, query);
+		}
 
 		@Override
 		public void close() {
