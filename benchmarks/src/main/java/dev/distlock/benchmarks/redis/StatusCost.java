@@ -109,7 +109,8 @@ public final class StatusCost {
 			Result result = measure(server.port(), stats);
 			System.out.printf("status(HELD), %d released keys + %d held (%d keys): %.1f ms; one SCAN pass: %.1f ms "
 					+ "(with status's MATCH: %.1f ms); ratio %.2f; found %d; per status: %d SCAN, %d EVALSHA "
-					+ "(Redis %s)%n", RELEASED, HELD, result.keys(), result.statusMillis(), result.scanMillis(), result.matchScanMillis(), result.ratio(),
+					+ "(Redis %s)%n", RELEASED, HELD, result.keys(), result.statusMillis(), result.scanMillis(),
+					result.matchScanMillis(), result.ratio(),
 					result.found(), result.scanCalls(), result.scriptCalls(), stats.version());
 		}
 		System.exit(0);
