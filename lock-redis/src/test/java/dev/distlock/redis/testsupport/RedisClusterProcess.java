@@ -14,7 +14,7 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A real Redis Cluster of masters without replicas, each a {@link RedisServerProcess} on a free port, joined with
+ * A real Redis Cluster of masters, optionally with replicas, each a {@link RedisServerProcess} on a free port, joined with
  * {@code redis-cli --cluster create}. Needs {@code redis-cli} on PATH; see {@link #unavailableReason()}.
  */
 public final class RedisClusterProcess implements AutoCloseable {
@@ -41,9 +41,17 @@ public final class RedisClusterProcess implements AutoCloseable {
 	 * Starts {@code masters} nodes, creates the cluster and waits until every node reports {@code cluster_state:ok}.
 	 */
 	public static RedisClusterProcess start(int masters) {
+		return start(masters, 0);
+	}
+
+	/**
+	 * Starts {@code masters} nodes plus {@code replicasPerMaster} replicas of each, creates the cluster and waits
+	 * until every node reports {@code cluster_state:ok}.
+	 */
+	public static RedisClusterProcess start(int masters, int replicasPerMaster) {
 		RedisClusterProcess cluster = new RedisClusterProcess();
 		try {
-			for (int i = 0; i < masters; i++) {
+			for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
 				RedisServerProcess node = new RedisServerProcess(RedisServerProcess.freePort(true),
 						List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 								"--cluster-node-timeout", "2000"));
@@ -52,7 +60,7 @@ public final class RedisClusterProcess implements AutoCloseable {
 			}
 			List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
 			cluster.nodes.forEach(node -> create.add("127.0.0.1:" + node.port()));
-			create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+			create.addAll(List.of("--cluster-replicas", String.valueOf(replicasPerMaster), "--cluster-yes"));
 			run(create, cluster.nodes.get(0).directory());
 			for (RedisServerProcess node : cluster.nodes) {
 				cluster.awaitOk(node);
@@ -70,6 +78,37 @@ public final class RedisClusterProcess implements AutoCloseable {
 	 */
 	public List<RedisServerProcess> nodes() {
 		return List.copyOf(nodes);
+	}
+
+	/**
+	 * The nodes that are masters now, by {@code ROLE}; a killed node is none.
+	 */
+	public List<RedisServerProcess> masters() {
+		return nodes.stream().filter(RedisServerProcess::isRunning).filter(node -> {
+			try {
+				return run(List.of("redis-cli", "-p", String.valueOf(node.port()), "ROLE"), node.directory())
+					.startsWith("master");
+			}
+			catch (RuntimeException ex) {
+				return false;
+			}
+		}).toList();
+	}
+
+	/**
+	 * The running node that replicates the master on the port, by {@code ROLE}.
+	 */
+	public RedisServerProcess replicaOf(int masterPort) {
+		return nodes.stream().filter(RedisServerProcess::isRunning).filter(node -> {
+			try {
+				String[] role = run(List.of("redis-cli", "-p", String.valueOf(node.port()), "ROLE"), node.directory())
+					.split("\\R");
+				return role[0].equals("slave") && role[2].equals(String.valueOf(masterPort));
+			}
+			catch (RuntimeException ex) {
+				return false;
+			}
+		}).findFirst().orElseThrow(() -> new IllegalStateException("No replica of " + masterPort));
 	}
 
 	/**
