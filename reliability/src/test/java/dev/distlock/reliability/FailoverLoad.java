@@ -25,7 +25,8 @@ import dev.distlock.core.LockTemplate;
 /**
  * Clients locking and releasing in a loop while a store fault happens: every call is timed (the longest one is the
  * "no hang" figure), every error is sorted into typed (the {@link DistributedLockException} hierarchy: expected are
- * {@link LockStoreException} and {@link LockAcquisitionException}) and untyped, and the first success after a mark in time is the recovery figure.
+ * {@link LockStoreException} and {@link LockAcquisitionException}) and untyped, and the first success after a mark
+ * in time is the recovery figure.
  */
 final class FailoverLoad implements AutoCloseable {
 

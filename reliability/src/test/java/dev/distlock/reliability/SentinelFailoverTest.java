@@ -32,10 +32,10 @@ class SentinelFailoverTest {
 	static final Duration RECOVERY_BOUND = Duration.ofSeconds(30);
 
 	/**
-	 * The longest one call may take: the 1 s command timeout plus a 1 s connect timeout while Lettuce reconnects,
-	 * plus scheduling slack on a busy 2-core machine. A hang would exceed it by far.
+	 * The longest one call may take: the 1 s command timeout plus a 1 s connect timeout while Lettuce reconnects (or
+	 * refreshes the cluster topology), plus scheduling slack on a busy 2-core machine. A hang would exceed it by far.
 	 */
-	static final Duration CALL_BOUND = Duration.ofSeconds(4);
+	static final Duration CALL_BOUND = Duration.ofSeconds(5);
 
 	/** Typed errors a client may see while the master is gone. */
 	static final Set<String> EXPECTED_ERRORS = Set.of("LockStoreException", "LockAcquisitionException",

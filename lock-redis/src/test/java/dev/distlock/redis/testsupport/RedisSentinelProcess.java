@@ -59,10 +59,12 @@ public final class RedisSentinelProcess implements AutoCloseable {
 	 * is considered down
 	 */
 	public static RedisSentinelProcess start(Duration downAfter) {
-		RedisServerProcess master = new RedisServerProcess(RedisServerProcess.freePort(false), List.of());
+		// No delay before a diskless full sync (5 s by default): the replica is in sync as soon as it can be.
+		RedisServerProcess master = new RedisServerProcess(RedisServerProcess.freePort(false),
+				List.of("--repl-diskless-sync-delay", "0"));
 		int replicaPort = RedisServerProcess.freePort(false);
 		RedisServerProcess replica = new RedisServerProcess(replicaPort,
-				List.of("--replicaof", "127.0.0.1", String.valueOf(master.port())));
+				List.of("--replicaof", "127.0.0.1", String.valueOf(master.port()), "--repl-diskless-sync-delay", "0"));
 		RedisSentinelProcess topology = new RedisSentinelProcess(master, replica);
 		try {
 			master.start();
