@@ -13,6 +13,7 @@ import dev.distlock.benchmarks.redis.LettuceFloorArm;
 import dev.distlock.benchmarks.redis.RedisServerProcess;
 import dev.distlock.benchmarks.redis.RedisStats;
 import dev.distlock.benchmarks.redis.RedissonArm;
+import dev.distlock.benchmarks.redis.StatusCost;
 
 /**
  * Every Redis arm, one after the other, on one redis-server of our own, emptied between arms.
@@ -29,9 +30,10 @@ final class RedisSuite {
 	 * @param distlock distlock without auto-renew
 	 * @param distlockRenewing distlock with auto-renew
 	 * @param all every arm, floor first
+	 * @param statusCost status(HELD) over released keys against one SCAN pass
 	 */
 	record Results(String version, ArmResult floor, ArmResult distlock, ArmResult distlockRenewing,
-			List<ArmResult> all) {
+			List<ArmResult> all, StatusCost.Result statusCost) {
 	}
 
 	static Results run(Settings settings) {
@@ -50,7 +52,9 @@ final class RedisSuite {
 			}
 			List<ArmResult> all = new SuiteRunner(settings, stats::commandCalls, stats::usedMemory, stats::flushAll)
 				.run(arms);
-			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all);
+			Progress.say("Redis status cost");
+			StatusCost.Result statusCost = StatusCost.measure(port, stats);
+			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all, statusCost);
 		}
 	}
 

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.benchmarks.harness.ContentionResult;
 import dev.distlock.benchmarks.jmh.AnnotationOverhead;
+import dev.distlock.benchmarks.redis.StatusCost;
 
 /**
  * Renders one run as Markdown: the machine, the Redis, Mongo and JMH tables, and the targets with this run's ratios.
@@ -95,6 +96,18 @@ final class Report {
 					.collect(Collectors.joining(", ")));
 			}
 		}
+		line("");
+		StatusCost.Result status = results.statusCost();
+		line("## Redis: status cost");
+		line("");
+		line("| query | keys | found | status ms | one SCAN pass ms | x SCAN pass | SCAN pass with MATCH ms | "
+				+ "SCAN / EVALSHA per status |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|");
+		line("| status(HELD), " + StatusCost.RELEASED + " released keys + " + StatusCost.HELD + " held | "
+				+ status.keys() + " | " + status.found() + " | " + num(status.statusMillis(), 1) + " | "
+				+ num(status.scanMillis(), 1) + " | " + num(status.ratio(), 2) + " | " + num(status.matchScanMillis(), 1)
+				+ " | " + status.scanCalls() + " / "
+				+ status.scriptCalls() + " |");
 		line("");
 		contention("## Redis: contention, K independent clients on one key", results.all(), floor, false);
 		contention("## Redis: contention with auto-renew (watchdog) on; ratios against the floor without", results.all(),

@@ -28,8 +28,6 @@ import dev.distlock.core.InvalidLockKeyException;
  */
 final class RedisKeys {
 
-	static final String FENCE_SUFFIX = "}:fence";
-
 	private final String namespace;
 
 	RedisKeys(String namespace) {
@@ -72,21 +70,24 @@ final class RedisKeys {
 	}
 
 	/**
-	 * The SCAN pattern matching the fence hashes of every lock whose key starts with the prefix.
+	 * The SCAN pattern matching the lock keys of every lock whose key starts with the prefix. Lock keys are the only
+	 * keys of the layout that end with the hash tag's closing brace; fence, queue and waiter keys end with a suffix,
+	 * so the server already leaves them out of every page.
 	 */
-	String fencePattern(String keyPrefix) {
-		return escapeGlob(namespace + ":{" + keyPrefix) + "*" + FENCE_SUFFIX;
+	String lockPattern(String keyPrefix) {
+		return escapeGlob(namespace + ":{" + keyPrefix) + "*}";
 	}
 
 	/**
-	 * The lock key a fence hash belongs to, or null when the Redis key is not a fence of this namespace.
+	 * The lock key a Redis key names, or null when it is not a lock key of this namespace.
 	 */
-	@Nullable String keyOfFence(String fenceKey) {
+	@Nullable String keyOfLock(String redisKey) {
 		String start = namespace + ":{";
-		if (!fenceKey.startsWith(start) || !fenceKey.endsWith(FENCE_SUFFIX)) {
+		if (!redisKey.startsWith(start) || !redisKey.endsWith("}") || redisKey.length() == start.length() + 1) {
 			return null;
 		}
-		return fenceKey.substring(start.length(), fenceKey.length() - FENCE_SUFFIX.length());
+		String key = redisKey.substring(start.length(), redisKey.length() - 1);
+		return key.startsWith("}") ? null : key; // not a key lock() accepts, so not one of ours
 	}
 
 	/**

@@ -5,12 +5,26 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
@@ -21,83 +35,259 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.StatusQuery;
 
 /**
- * Lists locks with SCAN (never KEYS) over the fence hashes of the namespace, on every master in a cluster, then reads
- * each lock with the read-only status script.
+ * Lists locks with SCAN (never KEYS) over the lock keys of the namespace, on every master in a cluster. A lock key
+ * lives only while its lease does, so released and expired locks cost nothing beyond the SCAN pages that step over
+ * their other keys. Each page's locks are read together with the read-only status script: one call per page
+ * (standalone, Sentinel), or one call per slot of the page sent together in one round trip (cluster, where a
+ * script's keys must share a slot). Filtering and the query's limit apply page by page, so scanning stops once the
+ * limit is reached.
+ * <p>
+ * {@link StatusQuery.State#EXPIRED} on Redis: a lock key that still exists without a live holder. Exclusive locks
+ * expire with their lease and shared sets with their longest-lived holder, so this is normally empty; released locks
+ * are never listed (their fence hashes are not scanned, and expire by themselves with fence retention).
  */
 final class RedisLockStatus {
 
-	private static final int SCAN_COUNT = 500;
+	/** Keys the server examines per SCAN page; only lock keys come back. */
+	static final int SCAN_COUNT = 1000;
+
+	/** Locks read per script call at most, so one reply stays small. */
+	static final int BATCH = 256;
+
+	private static final int FIELDS = 8;
+
+	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
 	private final StringRedisTemplate redis;
 
 	private final RedisKeys keys;
 
+	private final Duration timeout;
+
 	RedisLockStatus(StringRedisTemplate redis, RedisKeys keys) {
 		this.redis = redis;
 		this.keys = keys;
+		this.timeout = redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
+				? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_TIMEOUT;
 	}
 
 	List<LockInfo> status(StatusQuery query) {
 		String keyPrefix = query.keyPrefix() != null ? query.keyPrefix() : "";
-		ScanOptions options = ScanOptions.scanOptions().match(keys.fencePattern(keyPrefix)).count(SCAN_COUNT).build();
-		TreeSet<String> lockKeys = redis.execute((RedisCallback<TreeSet<String>>) connection -> {
-			TreeSet<String> found = new TreeSet<>();
+		ScanOptions options = ScanOptions.scanOptions().match(keys.lockPattern(keyPrefix)).count(SCAN_COUNT).build();
+		List<LockInfo> result = redis.execute((RedisCallback<List<LockInfo>>) connection -> {
+			Pages pages = new Pages(query);
 			if (connection instanceof RedisClusterConnection cluster) {
 				for (RedisClusterNode node : cluster.clusterGetNodes()) {
-					if (node.isMaster()) {
-						collect(cluster.scan(node, options), found);
+					if (node.isMaster() && !pages.scan(cluster.scan(node, options), batch -> readSlots(cluster, batch))) {
+						break;
 					}
 				}
 			}
 			else {
-				collect(connection.keyCommands().scan(options), found);
+				pages.scan(connection.keyCommands().scan(options), batch -> read(connection, batch));
 			}
-			return found;
+			return pages.found;
 		});
-		List<LockInfo> result = new ArrayList<>();
-		for (String key : lockKeys) {
-			LockInfo info = read(key);
-			if (query.matches(info)) {
-				result.add(info);
-			}
-		}
 		result.sort(Comparator.comparing(LockInfo::key));
 		return result;
 	}
 
-	private void collect(Cursor<byte[]> cursor, TreeSet<String> found) {
-		try (cursor) {
-			while (cursor.hasNext()) {
-				String key = keys.keyOfFence(new String(cursor.next(), StandardCharsets.UTF_8));
-				if (key != null) {
-					found.add(key);
-				}
+	/** Reads one page of lock keys with one script call. */
+	private List<LockInfo> read(RedisConnection connection, List<String> lockKeys) {
+		byte[][] keyBytes = keyBytes(lockKeys);
+		List<?> reply;
+		try {
+			reply = connection.scriptingCommands()
+				.evalSha(RedisScripts.STATUS.sha(), ReturnType.MULTI, keyBytes.length, keyBytes);
+		}
+		catch (RuntimeException ex) {
+			if (!isNoScript(ex)) {
+				throw ex;
 			}
+			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
+			reply = connection.scriptingCommands()
+				.eval(RedisScripts.STATUS.text().getBytes(StandardCharsets.UTF_8), ReturnType.MULTI, keyBytes.length,
+						keyBytes);
+		}
+		return infos(lockKeys, reply);
+	}
+
+	/**
+	 * Reads one cluster page: the locks grouped by slot, one script call per slot, all sent before any reply is
+	 * awaited over Lettuce's asynchronous cluster connection, so the page costs one round trip per node it reaches.
+	 */
+	private List<LockInfo> readSlots(RedisClusterConnection connection, List<String> lockKeys) {
+		Map<Integer, List<String>> bySlot = new LinkedHashMap<>();
+		for (String key : lockKeys) {
+			bySlot.computeIfAbsent(SlotHash.getSlot(keys.lock(key)), slot -> new ArrayList<>()).add(key);
+		}
+		List<LockInfo> infos = new ArrayList<>(lockKeys.size());
+		if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> nativeAsync)) {
+			bySlot.values().forEach(group -> infos.addAll(read(connection, group)));
+			return infos;
+		}
+		@SuppressWarnings("unchecked")
+		RedisClusterAsyncCommands<byte[], byte[]> async = (RedisClusterAsyncCommands<byte[], byte[]>) nativeAsync;
+		List<RedisFuture<List<?>>> replies = new ArrayList<>(bySlot.size());
+		for (List<String> group : bySlot.values()) {
+			replies.add(async.evalsha(RedisScripts.STATUS.sha(), ScriptOutputType.MULTI, keyBytes(group)));
+		}
+		long deadline = System.nanoTime() + timeout.toNanos();
+		int i = 0;
+		for (List<String> group : bySlot.values()) {
+			List<?> reply;
+			try {
+				reply = await(replies.get(i++), deadline);
+			}
+			catch (RedisNoScriptException ex) {
+				// That node lost its script cache: EVAL caches it again there.
+				reply = await(async.eval(RedisScripts.STATUS.text(), ScriptOutputType.MULTI, keyBytes(group)),
+						System.nanoTime() + timeout.toNanos());
+			}
+			infos.addAll(infos(group, reply));
+		}
+		return infos;
+	}
+
+	private List<LockInfo> infos(List<String> lockKeys, List<?> reply) {
+		List<LockInfo> infos = new ArrayList<>(lockKeys.size());
+		for (int i = 0; i < lockKeys.size(); i++) {
+			LockInfo info = info(lockKeys.get(i), reply, i * FIELDS);
+			if (info != null) {
+				infos.add(info);
+			}
+		}
+		return infos;
+	}
+
+	/** One lock from its 8 fields, or null when the key is gone or holds no lock. */
+	private static @Nullable LockInfo info(String key, List<?> row, int at) {
+		String type = text(row.get(at));
+		if (!"string".equals(type) && !"zset".equals(type)) {
+			return null;
+		}
+		long pttl = ((Number) row.get(at + 1)).longValue();
+		int holders = ((Number) row.get(at + 2)).intValue();
+		long fencing = Long.parseLong(text(row.get(at + 3)));
+		String mode = text(row.get(at + 7));
+		boolean held = holders > 0;
+		Duration remaining = held && pttl > 0 ? Duration.ofMillis(pttl) : Duration.ZERO;
+		return new LockInfo(key, "s".equals(mode) || "zset".equals(type) ? LockMode.SHARED : LockMode.EXCLUSIVE,
+				blankToNull(text(row.get(at + 4))), blankToNull(text(row.get(at + 5))), fencing,
+				acquiredAt(text(row.get(at + 6))), remaining, held ? holders : 0);
+	}
+
+	private byte[][] keyBytes(List<String> lockKeys) {
+		byte[][] bytes = new byte[lockKeys.size() * 2][];
+		for (int i = 0; i < lockKeys.size(); i++) {
+			bytes[2 * i] = keys.lock(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[2 * i + 1] = keys.fence(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+		}
+		return bytes;
+	}
+
+	private static List<?> await(RedisFuture<List<?>> reply, long deadlineNanos) {
+		try {
+			return reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RedisException redis) {
+				throw redis;
+			}
+			throw new RedisException(ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			reply.cancel(true);
+			throw new RedisCommandTimeoutException("Status script timed out");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisException("Interrupted while reading lock status", ex);
 		}
 	}
 
-	private LockInfo read(String key) {
-		List<?> row = redis.execute(RedisScripts.STATUS.spring(), List.of(keys.lock(key), keys.fence(key)));
-		String type = String.valueOf(row.get(0));
-		long pttl = ((Number) row.get(1)).longValue();
-		int holders = ((Number) row.get(2)).intValue();
-		long fencing = Long.parseLong(String.valueOf(row.get(3)));
-		String mode = String.valueOf(row.get(7));
-		boolean held = !"none".equals(type) && holders > 0;
-		Duration remaining = held && pttl > 0 ? Duration.ofMillis(pttl) : Duration.ZERO;
-		return new LockInfo(key, "s".equals(mode) || "zset".equals(type) ? LockMode.SHARED : LockMode.EXCLUSIVE,
-				blankToNull(row.get(4)), blankToNull(row.get(5)), fencing, acquiredAt(row.get(6)), remaining,
-				held ? holders : 0);
+	private static boolean isNoScript(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedisNoScriptException
+					|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
-	private static @Nullable String blankToNull(Object value) {
-		String text = String.valueOf(value);
+	private static String text(@Nullable Object value) {
+		return value instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+	private static @Nullable String blankToNull(String text) {
 		return text.isEmpty() ? null : text;
 	}
 
-	private static @Nullable Instant acquiredAt(Object value) {
-		String text = String.valueOf(value);
+	private static @Nullable Instant acquiredAt(String text) {
 		return text.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(text));
+	}
+
+	/** Reads a page's lock keys in one go. */
+	@FunctionalInterface
+	private interface PageReader {
+
+		List<LockInfo> read(List<String> lockKeys);
+
+	}
+
+	/** The matches found so far, and the paging over SCAN cursors. */
+	private final class Pages {
+
+		private final StatusQuery query;
+
+		private final List<LockInfo> found = new ArrayList<>();
+
+		Pages(StatusQuery query) {
+			this.query = query;
+		}
+
+		/**
+		 * Reads the cursor's lock keys page by page (a page ends where the server's SCAN page ends, or at
+		 * {@link #BATCH} keys) and keeps the matches.
+		 * @return false once the limit is reached, so no further node is scanned
+		 */
+		boolean scan(Cursor<byte[]> cursor, PageReader reader) {
+			try (cursor) {
+				List<String> page = new ArrayList<>();
+				while (true) {
+					long scanned = cursor.getCursorId();
+					boolean more = cursor.hasNext();
+					if (!page.isEmpty() && (!more || page.size() >= BATCH || cursor.getCursorId() != scanned)) {
+						// hasNext() fetched a new SCAN page (or there is none): the previous page is complete.
+						if (!keep(reader.read(page))) {
+							return false;
+						}
+						page = new ArrayList<>();
+					}
+					if (!more) {
+						return true;
+					}
+					String key = keys.keyOfLock(new String(cursor.next(), StandardCharsets.UTF_8));
+					if (key != null) {
+						page.add(key);
+					}
+				}
+			}
+		}
+
+		private boolean keep(List<LockInfo> infos) {
+			for (LockInfo info : infos) {
+				if (query.matches(info)) {
+					found.add(info);
+					if (found.size() >= query.limit()) {
+						return false;
+					}
+				}
+			}
+			return true;
+		}
+
 	}
 
 }

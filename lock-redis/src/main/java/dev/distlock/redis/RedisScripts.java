@@ -43,7 +43,7 @@ final class RedisScripts {
 	/** Deletes a lock whoever holds it, keeping its fencing counter, and publishes the release; 1 or 0. */
 	static final LuaScript<Long> FORCE_RELEASE = load("force-release.lua", Long.class);
 
-	/** A read-only snapshot of one lock and its fence hash. */
+	/** A read-only snapshot of a page of locks and their fence hashes (same slot in a cluster), 8 fields each. */
 	static final LuaScript<List<?>> STATUS = load("status.lua", List.class);
 
 	private RedisScripts() {

@@ -11,10 +11,13 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.core.LockGroup;
+import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockOptions;
+import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.testkit.LockProviderContractTest;
 import dev.distlock.redis.testsupport.RedisClusterProcess;
 
@@ -88,6 +91,28 @@ class RedisClusterContractTest extends LockProviderContractTest {
 		assertThat(oneSlot.handles().get(1).fencingToken()).isEqualTo(first);
 		assertThat(newTemplate().tryAcquire("{tag}y", lease(LONG))).isEmpty();
 		oneSlot.release();
+	}
+
+	@Test
+	void statusReadsLocksOfEverySlotOnEveryMasterAndStopsAtTheLimit() {
+		List<String> keys = new java.util.ArrayList<>();
+		for (int i = 0; i < 60; i++) {
+			keys.add("many-" + i);
+		}
+		List<LockHandle> handles = keys.stream().map(key -> template.acquire(key, lease(LONG))).toList();
+		assertThat(handles.stream().map(h -> SlotHash.getSlot("distlock:{" + h.key() + "}") * 3 / SlotHash.SLOT_COUNT)
+			.distinct()
+			.count()).as("keys on all three masters").isEqualTo(3);
+
+		List<LockInfo> infos = template.status(StatusQuery.held().withKeyPrefix(prefix + "many-"));
+		assertThat(infos).extracting(LockInfo::key)
+			.containsExactlyInAnyOrderElementsOf(handles.stream().map(LockHandle::key).toList())
+			.isSorted();
+		assertThat(infos).extracting(LockInfo::fencingToken)
+			.containsExactlyInAnyOrderElementsOf(handles.stream().map(LockHandle::fencingToken).toList());
+		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix + "many-").withLimit(7))).hasSize(7);
+		handles.forEach(LockHandle::release);
+		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix + "many-"))).isEmpty();
 	}
 
 }

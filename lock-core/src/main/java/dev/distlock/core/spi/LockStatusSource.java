@@ -8,7 +8,8 @@ import java.util.List;
 public interface LockStatusSource {
 
 	/**
-	 * The locks matching the query, sorted by key.
+	 * The locks matching the query, sorted by key; a store that honours {@link StatusQuery#limit()} returns at most
+	 * that many and stops looking there.
 	 */
 	List<LockInfo> status(StatusQuery query);
 

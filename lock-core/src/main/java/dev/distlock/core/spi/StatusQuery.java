@@ -4,15 +4,38 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.core.InvalidLockOptionException;
+
 /**
  * A filter for {@link LockStatusSource#status(StatusQuery)}, after mongo-lock's {@code Status(filter)}.
  * @param keyPrefix only keys starting with this (the store key, prefix included), or all
  * @param owner only locks whose owner name equals this, or all
  * @param state held, expired or both
  * @param ttlBelow only locks whose remaining lease is below this, or all
+ * @param limit at most this many locks; a store that honours it stops looking once it has found this many matches,
+ * so which ones are returned is then up to the store ({@link #UNLIMITED} by default)
  */
 public record StatusQuery(@Nullable String keyPrefix, @Nullable String owner, State state,
-		@Nullable Duration ttlBelow) {
+		@Nullable Duration ttlBelow, int limit) {
+
+	/** No limit: every matching lock. */
+	public static final int UNLIMITED = Integer.MAX_VALUE;
+
+	/**
+	 * Checks the limit.
+	 */
+	public StatusQuery {
+		if (limit < 1) {
+			throw new InvalidLockOptionException("StatusQuery.limit", "must be at least 1, was " + limit);
+		}
+	}
+
+	/**
+	 * A query without a limit.
+	 */
+	public StatusQuery(@Nullable String keyPrefix, @Nullable String owner, State state, @Nullable Duration ttlBelow) {
+		this(keyPrefix, owner, state, ttlBelow, UNLIMITED);
+	}
 
 	/**
 	 * Every lock the store still has, held or expired.
@@ -32,21 +55,28 @@ public record StatusQuery(@Nullable String keyPrefix, @Nullable String owner, St
 	 * A copy restricted to keys starting with the prefix.
 	 */
 	public StatusQuery withKeyPrefix(@Nullable String prefix) {
-		return new StatusQuery(prefix, owner, state, ttlBelow);
+		return new StatusQuery(prefix, owner, state, ttlBelow, limit);
 	}
 
 	/**
 	 * A copy restricted to one owner name.
 	 */
 	public StatusQuery withOwner(@Nullable String ownerName) {
-		return new StatusQuery(keyPrefix, ownerName, state, ttlBelow);
+		return new StatusQuery(keyPrefix, ownerName, state, ttlBelow, limit);
 	}
 
 	/**
 	 * A copy restricted to locks whose remaining lease is below the bound.
 	 */
 	public StatusQuery withTtlBelow(@Nullable Duration bound) {
-		return new StatusQuery(keyPrefix, owner, state, bound);
+		return new StatusQuery(keyPrefix, owner, state, bound, limit);
+	}
+
+	/**
+	 * A copy asking for at most {@code max} locks (at least 1).
+	 */
+	public StatusQuery withLimit(int max) {
+		return new StatusQuery(keyPrefix, owner, state, ttlBelow, max);
 	}
 
 	/**
@@ -76,7 +106,11 @@ public record StatusQuery(@Nullable String keyPrefix, @Nullable String owner, St
 
 		/** Locks with a live holder. */
 		HELD,
-		/** Locks whose lease ran out but whose record is still in the store. */
+		/**
+		 * Locks whose lease ran out but whose record is still in the store. What a store keeps differs: MongoDB
+		 * keeps the document until the purger removes it; Redis expires a lock key with its lease, so there it only
+		 * finds a key that exists without a live holder.
+		 */
 		EXPIRED,
 		/** Both. */
 		ANY

@@ -14,8 +14,8 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A real Redis Cluster of masters without replicas, each a {@link RedisServerProcess} on a free port, joined with
- * {@code redis-cli --cluster create}. Needs {@code redis-cli} on PATH; see {@link #unavailableReason()}.
+ * A real Redis Cluster of masters, optionally with replicas, each a {@link RedisServerProcess} on a free port,
+ * joined with {@code redis-cli --cluster create}. Needs {@code redis-cli} on PATH; see {@link #unavailableReason()}.
  */
 public final class RedisClusterProcess implements AutoCloseable {
 
@@ -41,21 +41,36 @@ public final class RedisClusterProcess implements AutoCloseable {
 	 * Starts {@code masters} nodes, creates the cluster and waits until every node reports {@code cluster_state:ok}.
 	 */
 	public static RedisClusterProcess start(int masters) {
+		return start(masters, 0);
+	}
+
+	/**
+	 * Starts {@code masters} nodes plus {@code replicasPerMaster} replicas of each, creates the cluster and waits
+	 * until every node reports {@code cluster_state:ok}.
+	 */
+	public static RedisClusterProcess start(int masters, int replicasPerMaster) {
 		RedisClusterProcess cluster = new RedisClusterProcess();
 		try {
-			for (int i = 0; i < masters; i++) {
+			for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
+				// No delay before a diskless full sync (5 s by default): replicas are in sync as soon as they can be.
 				RedisServerProcess node = new RedisServerProcess(RedisServerProcess.freePort(true),
 						List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-								"--cluster-node-timeout", "2000"));
+								"--cluster-node-timeout", "2000", "--repl-diskless-sync-delay", "0"));
 				cluster.nodes.add(node);
 				node.start();
 			}
 			List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
 			cluster.nodes.forEach(node -> create.add("127.0.0.1:" + node.port()));
-			create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+			create.addAll(List.of("--cluster-replicas", String.valueOf(replicasPerMaster), "--cluster-yes"));
 			run(create, cluster.nodes.get(0).directory());
 			for (RedisServerProcess node : cluster.nodes) {
 				cluster.awaitOk(node);
+			}
+			if (replicasPerMaster > 0) {
+				// A replica that never finished its first sync counts as disconnected for ever and refuses to fail over.
+				for (RedisServerProcess node : cluster.nodes) {
+					cluster.awaitInSync(node);
+				}
 			}
 			return cluster;
 		}
@@ -70,6 +85,37 @@ public final class RedisClusterProcess implements AutoCloseable {
 	 */
 	public List<RedisServerProcess> nodes() {
 		return List.copyOf(nodes);
+	}
+
+	/**
+	 * The nodes that are masters now, by {@code ROLE}; a killed node is none.
+	 */
+	public List<RedisServerProcess> masters() {
+		return nodes.stream().filter(RedisServerProcess::isRunning).filter(node -> {
+			try {
+				return run(List.of("redis-cli", "-p", String.valueOf(node.port()), "ROLE"), node.directory())
+					.startsWith("master");
+			}
+			catch (RuntimeException ex) {
+				return false;
+			}
+		}).toList();
+	}
+
+	/**
+	 * The running node that replicates the master on the port, by {@code ROLE}.
+	 */
+	public RedisServerProcess replicaOf(int masterPort) {
+		return nodes.stream().filter(RedisServerProcess::isRunning).filter(node -> {
+			try {
+				String[] role = run(List.of("redis-cli", "-p", String.valueOf(node.port()), "ROLE"), node.directory())
+					.split("\\R");
+				return role[0].equals("slave") && role[2].equals(String.valueOf(masterPort));
+			}
+			catch (RuntimeException ex) {
+				return false;
+			}
+		}).findFirst().orElseThrow(() -> new IllegalStateException("No replica of " + masterPort));
 	}
 
 	/**
@@ -110,6 +156,27 @@ public final class RedisClusterProcess implements AutoCloseable {
 			}
 		}
 		throw new IllegalStateException("Cluster node " + node.port() + " did not reach cluster_state:ok");
+	}
+
+	private void awaitInSync(RedisServerProcess node) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (true) {
+			String replication = run(List.of("redis-cli", "-p", String.valueOf(node.port()), "info", "replication"),
+					node.directory());
+			if (replication.contains("role:master") || replication.contains("master_link_status:up")) {
+				return;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Cluster replica " + node.port() + " did not sync with its master");
+			}
+			try {
+				Thread.sleep(50);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting for the cluster", ex);
+			}
+		}
 	}
 
 	private static String run(List<String> command, Path directory) {

@@ -46,7 +46,8 @@ public record LocksDescriptor(String provider, String keyPrefix, boolean forceRe
 	 * The store's answer to the status query.
 	 * @param supported whether the provider has a status query at all
 	 * @param query the filter applied
-	 * @param count how many locks matched
+	 * @param count how many locks matched, counted up to {@code status-limit + 1}: stores that honour the query's
+	 * limit stop looking there
 	 * @param truncated whether {@code locks} was cut to {@code distributed-lock.actuator.status-limit}
 	 * @param locks the matching locks, by key
 	 * @param error why the store could not be asked, if it could not

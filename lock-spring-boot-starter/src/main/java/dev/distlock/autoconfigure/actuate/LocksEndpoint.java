@@ -52,8 +52,10 @@ public class LocksEndpoint {
 			.sorted(BY_KEY)
 			.toList();
 		String prefix = (keyPrefix != null) ? keyPrefix : template.keyPrefix();
+		// One more than shown, so the store stops early and the body can still tell that the list was cut.
 		StatusQuery query = new StatusQuery(prefix.isEmpty() ? null : prefix, owner,
-				(state != null) ? state : StatusQuery.State.ANY, null);
+				(state != null) ? state : StatusQuery.State.ANY, null, (int) Math.min(StatusQuery.UNLIMITED,
+						statusLimit + 1L));
 		return new LocksDescriptor(template.provider().name(), template.keyPrefix(), isForceReleaseEnabled(), held,
 				store(query));
 	}
