@@ -63,7 +63,8 @@ final class ScriptRunner implements AutoCloseable {
 	 * Runs the script on the keys with the arguments and returns its reply: a {@code List} of Longs and Strings or a
 	 * Long, as the script's result type says.
 	 * @param deadline how long to wait for the reply at most, capped by the command timeout
-	 * @throws LockStoreException if the reply does not come in time or the thread is interrupted while waiting
+	 * @throws LockStoreException if the reply does not come in time; an interrupt does not end the wait (the flag is
+	 * set again afterwards)
 	 */
 	@SuppressWarnings("unchecked")
 	<T> @Nullable T run(RedisScripts.LuaScript<T> script, List<String> keys, List<String> args, Duration deadline) {
@@ -83,13 +84,21 @@ final class ScriptRunner implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Waits for the reply until the deadline, through interrupts: a lock command abandoned halfway could leave a lock
+	 * granted to nobody, so an interrupt is kept for the caller to honour once the reply is in.
+	 */
 	private static Object await(RedisFuture<Object> reply, long untilNanos) {
+		boolean interrupted = false;
 		try {
-			return reply.get(Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new LockStoreException(null, "interrupted while waiting for Redis", ex);
+			while (true) {
+				try {
+					return reply.get(Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
 		}
 		catch (TimeoutException ex) {
 			throw new LockStoreException(null, "Redis did not answer in time", ex);
@@ -99,6 +108,11 @@ final class ScriptRunner implements AutoCloseable {
 				throw runtime;
 			}
 			throw new LockStoreException(null, "Redis failed: " + ex.getCause(), ex.getCause());
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

@@ -195,11 +195,18 @@ public final class ManagedLockHandle implements LockHandle {
 		try {
 			// Cleanup must reach the store even when the caller was interrupted in the body.
 			released = Interrupts.uninterruptibly(() -> store.call(key, "release", () -> {
-				if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
-					// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
-					return lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
+				try {
+					return releaseInStore(heldNanos);
 				}
-				return lease.release();
+				catch (RuntimeException ex) {
+					if (!Thread.interrupted()) {
+						throw ex;
+					}
+					// Interrupted by another thread during the call: release is idempotent per token, so run it
+					// again uninterrupted (the flag is set again afterwards).
+					Thread.currentThread().interrupt();
+					return Interrupts.uninterruptibly(() -> releaseInStore(heldNanos));
+				}
 			}));
 		}
 		catch (LockStoreException ex) {
@@ -221,6 +228,14 @@ public final class ManagedLockHandle implements LockHandle {
 			throw error;
 		}
 		events.released(this, Duration.ofNanos(heldNanos));
+	}
+
+	private boolean releaseInStore(long heldNanos) {
+		if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
+			// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
+			return lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
+		}
+		return lease.release();
 	}
 
 	@Override
