@@ -28,9 +28,6 @@ final class CallBounds {
 	 */
 	static final Duration FLOOR = Duration.ofSeconds(1);
 
-	/** The most a lock call is given, however long its lease: a call stuck this long serves nobody. */
-	static final Duration CEILING = Duration.ofSeconds(30);
-
 	/** isLocked, status, forced release, ping and the topology check at start: no lease to derive a bound from. */
 	static final Duration ADMIN = Duration.ofSeconds(10);
 
@@ -42,11 +39,11 @@ final class CallBounds {
 
 	/**
 	 * The bound of a lock call with {@code leftNanos} of its lease left (or its whole lease): that, between
-	 * {@link #FLOOR} and {@link #CEILING}, in whole milliseconds.
+	 * {@link #FLOOR} and the settings' call timeout, in whole milliseconds.
 	 */
-	static long leaseBoundMillis(long leftNanos) {
+	static long leaseBoundMillis(long leftNanos, Duration callTimeout) {
 		long millis = TimeUnit.NANOSECONDS.toMillis(leftNanos);
-		return Math.max(FLOOR.toMillis(), Math.min(CEILING.toMillis(), millis));
+		return Math.max(FLOOR.toMillis(), Math.min(callTimeout.toMillis(), millis));
 	}
 
 	/**

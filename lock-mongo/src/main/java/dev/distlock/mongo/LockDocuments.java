@@ -43,7 +43,7 @@ final class LockDocuments {
 
 	/**
 	 * The owner token of the last exclusive release, so the provider's replay of a release whose reply was lost
-	 * answers "released" rather than "lost". Every grant removes it.
+	 * answers "released" rather than "lost", even after the lock was granted again. The next release replaces it.
 	 */
 	static final String RELEASED = "released";
 
@@ -148,8 +148,8 @@ final class LockDocuments {
 	static Bson grant(LockRequest request, boolean inserting) {
 		Document set = new Document(MODE, request.mode().name());
 		Document currentDate = new Document(TOUCHED, true);
-		Document unset = new Document(RELEASED, ""); // a grant ends the replay window of the last release
-		Document update = new Document("$inc", new Document(SEQ, 1L)).append("$unset", unset);
+		Document unset = new Document();
+		Document update = new Document("$inc", new Document(SEQ, 1L));
 		if (inserting) {
 			currentDate.append(BASE, true);
 		}
@@ -175,6 +175,9 @@ final class LockDocuments {
 				.append(SHARED, new Document()); // every shared holder is expired (the filter said so): drop them
 			currentDate.append(AT, true).append(ACQUIRED_AT, true);
 		}
+		if (!unset.isEmpty()) {
+			update.append("$unset", unset);
+		}
 		return update.append("$set", set).append("$currentDate", currentDate);
 	}
 
@@ -195,17 +198,12 @@ final class LockDocuments {
 	}
 
 	/**
-	 * The filter of a release made again after the first attempt's outcome was lost: as {@link #ownedBy}, or, for an
-	 * exclusive lock, a document this token released and nobody was granted since, so a release that worked is not
-	 * reported as lost. Shared releases leave no such mark: their replay after a release that worked answers false.
+	 * The filter matching a document whose last exclusive release was by this token: a release made again after its
+	 * first attempt's outcome was lost reads it (and writes nothing) to tell "released" from "lost". Shared releases
+	 * leave no such mark: their replay after a release that worked answers false.
 	 */
-	static Bson releasedOrOwnedBy(String key, String token, boolean shared) {
-		if (shared) {
-			return ownedBy(key, token, true);
-		}
-		return new Document(ID, key).append("$or", List.of(
-				new Document(TOKEN, token).append("$expr", exclusiveLive()),
-				new Document(TOKEN, new Document("$exists", false)).append(RELEASED, token)));
+	static Bson releasedBy(String key, String token) {
+		return new Document(ID, key).append(RELEASED, token);
 	}
 
 	/**

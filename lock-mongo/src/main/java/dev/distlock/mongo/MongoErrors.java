@@ -1,5 +1,9 @@
 package dev.distlock.mongo;
 
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -77,11 +81,57 @@ final class MongoErrors {
 	}
 
 	/**
+	 * Clean-up statements run here, on threads nobody interrupts: the driver aborts a statement whose thread is
+	 * interrupted mid-call, and a release abandoned after it reached the server cannot tell "released" from "lost"
+	 * once another holder has come and gone.
+	 */
+	private static final ExecutorService CLEANUP = Executors.newCachedThreadPool(runnable -> {
+		Thread thread = new Thread(runnable, "distlock-mongo-cleanup");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	/**
+	 * Runs the call on a clean-up thread and waits for it through interrupts (which are kept for the caller); the call
+	 * itself is bounded, so the wait is too.
+	 */
+	private static <T> T offCallerThread(@Nullable String key, String operation, long boundMillis,
+			Supplier<T> storeCall) {
+		Future<T> result = CLEANUP.submit(() -> call(key, operation, boundMillis, storeCall));
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return result.get();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new LockStoreException(key, "Mongo lock store failed to " + operation, ex.getCause());
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/** How often a clean-up call is made while interrupts from another thread keep aborting it. */
+	static final int MAX_INTERRUPTED_ATTEMPTS = 5;
+
+	/**
 	 * Runs a clean-up call (a release, the clean-up after a failed acquire) so that the caller's interrupt cannot
 	 * defeat it: the interrupt flag is cleared around the call and set again afterwards (the driver reads the flag
 	 * and throws {@link MongoInterruptedException}, so otherwise an interrupted thread could never release). A call
-	 * that fails in a way that may have left it applied is made once more, as {@code replay}: after an interrupt
-	 * that arrived during the call always, after a timeout or socket error only when a replay is given.
+	 * that fails in a way that may have left it applied is made again, as {@code replay}: after an interrupt that
+	 * arrived during the call (another thread interrupting again and again) up to {@value #MAX_INTERRUPTED_ATTEMPTS}
+	 * attempts in all, after a timeout or socket error once, and only when a replay is given.
 	 * @param replay the statement that answers correctly whether or not the first attempt was applied, or null when
 	 * the call itself is idempotent (then only an interrupted call is made again, unchanged)
 	 */
@@ -89,21 +139,25 @@ final class MongoErrors {
 			@Nullable Supplier<T> replay) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			try {
-				return call(key, operation, boundMillis, storeCall);
-			}
-			catch (LockStoreException ex) {
-				boolean interruptedDuring = ex.getCause() instanceof MongoInterruptedException;
-				if (!interruptedDuring && (replay == null || !mayHaveRun(ex.getCause()))) {
-					throw ex;
-				}
-				interrupted |= Thread.interrupted();
+			LockStoreException first = null;
+			Supplier<T> statement = storeCall;
+			for (int attempt = 1;; attempt++) {
 				try {
-					return call(key, operation, boundMillis, replay != null ? replay : storeCall);
+					return offCallerThread(key, operation, boundMillis, statement);
 				}
-				catch (LockStoreException again) {
-					again.addSuppressed(ex);
-					throw again;
+				catch (LockStoreException ex) {
+					boolean interruptedDuring = ex.getCause() instanceof MongoInterruptedException;
+					boolean retry = interruptedDuring ? attempt < MAX_INTERRUPTED_ATTEMPTS
+							: attempt == 1 && replay != null && mayHaveRun(ex.getCause());
+					if (first != null) {
+						ex.addSuppressed(first);
+					}
+					if (!retry) {
+						throw ex;
+					}
+					first = first != null ? first : ex;
+					interrupted |= Thread.interrupted();
+					statement = replay != null ? replay : storeCall;
 				}
 			}
 		}

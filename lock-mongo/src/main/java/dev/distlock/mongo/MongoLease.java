@@ -1,6 +1,7 @@
 package dev.distlock.mongo;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -27,6 +28,8 @@ final class MongoLease implements Lease {
 
 	private final long fencingToken;
 
+	private final Duration callTimeout;
+
 	/** Set once this lease released its lock, so a second release answers as the first did. */
 	private volatile boolean released;
 
@@ -34,8 +37,9 @@ final class MongoLease implements Lease {
 	private volatile long expiresAtNanos;
 
 	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, long fencingToken,
-			long expiresAtNanos) {
+			long expiresAtNanos, Duration callTimeout) {
 		this.collection = collection;
+		this.callTimeout = callTimeout;
 		this.key = key;
 		this.token = token;
 		this.shared = shared;
@@ -58,10 +62,12 @@ final class MongoLease implements Lease {
 	public boolean extend(Duration lease) {
 		long leaseMs = CallBounds.leaseMillis("lease", lease);
 		long start = System.nanoTime();
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - start);
-		boolean extended = MongoErrors.uninterrupted(key, "extend", bound, () -> CallBounds.bounded(collection, bound)
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - start, callTimeout);
+		Supplier<Boolean> statement = () -> CallBounds.bounded(collection, bound)
 			.updateOne(LockDocuments.ownedBy(key, token, shared), LockDocuments.extend(token, shared, leaseMs))
-			.getMatchedCount() == 1, null);
+			.getMatchedCount() == 1;
+		// Extending is idempotent per token, so an extension whose reply was lost is simply made again.
+		boolean extended = MongoErrors.uninterrupted(key, "extend", bound, statement, statement);
 		if (extended) {
 			expiresAtNanos = start + leaseMs * 1_000_000L;
 		}
@@ -70,8 +76,8 @@ final class MongoLease implements Lease {
 
 	/**
 	 * {@inheritDoc} A release that fails in a way that may have left it applied (a timeout, a lost reply, an
-	 * interrupt during the call) is made once more, with a filter that also accepts "released by this token and
-	 * granted to nobody since", so a release that worked is not reported as lost. A second call of this method
+	 * interrupt during the call) is made once more. Whenever the update finds nothing to release, a read tells whether
+	 * this token's release already went through, so a release that worked is never reported as lost. A second call of this method
 	 * after a successful one answers true again, as the provider contract says, without a round trip.
 	 */
 	@Override
@@ -79,11 +85,19 @@ final class MongoLease implements Lease {
 		if (released) {
 			return true;
 		}
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime());
-		released = MongoErrors.uninterrupted(key, "release", bound, () -> releaseWhere(bound,
-				LockDocuments.ownedBy(key, token, shared)),
-				() -> releaseWhere(bound, LockDocuments.releasedOrOwnedBy(key, token, shared)));
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		// Idempotent per token: when there is nothing to release, a read tells whether this token's release already
+		// went through (a first attempt whose reply was lost) before the answer is "lost".
+		Supplier<Boolean> statement = () -> releaseWhere(bound, LockDocuments.ownedBy(key, token, shared))
+				|| releasedBefore(bound);
+		released = MongoErrors.uninterrupted(key, "release", bound, statement, statement);
 		return released;
+	}
+
+	/** Whether this token's release already went through: a read, never a write, as another may hold it now. */
+	private boolean releasedBefore(long bound) {
+		return !shared && CallBounds.bounded(collection, bound).find(LockDocuments.releasedBy(key, token)).limit(1)
+			.first() != null;
 	}
 
 	private boolean releaseWhere(long bound, Bson filter) {

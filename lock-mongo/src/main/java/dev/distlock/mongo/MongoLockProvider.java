@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -56,6 +57,11 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 			+ "clock runs ahead of the shard primary's by d ends every lease d early and a second holder can enter "
 			+ "while the first still counts its lease. Keep every router and shard clock in tight NTP sync (well under "
 			+ "the shortest lease), or use a replica set; see docs/MONGO.md, Sharded clusters.";
+
+	/** First delay, and the longest, of the background releases after an acquire whose outcome is unknown. */
+	private static final long CLEANUP_RETRY_MILLIS = 250;
+
+	private static final long CLEANUP_RETRY_MAX_MILLIS = 2_000;
 
 	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
 
@@ -138,7 +144,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	public Optional<Lease> tryAcquire(LockRequest request) {
 		CallBounds.leaseMillis("timeout", request.lease());
 		long start = System.nanoTime();
-		long deadline = start + TimeUnit.MILLISECONDS.toNanos(CallBounds.leaseBoundMillis(request.lease().toNanos()));
+		long deadline = start + TimeUnit.MILLISECONDS.toNanos(CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout()));
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
 		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
 		Document granted;
@@ -161,7 +167,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 			pruneExpiredHolders(request, granted, deadline);
 		}
 		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
-				LockDocuments.fencing(granted), start + request.lease().toNanos()));
+				LockDocuments.fencing(granted), start + request.lease().toNanos(), settings.callTimeout()));
 	}
 
 	/** One grant statement with what is left of the attempt's bound. */
@@ -170,10 +176,10 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 		if (left <= 0) {
 			// Only after a statement that granted nothing: there is nothing to clean up.
 			throw new LockStoreException(request.key(), "Mongo lock store failed to acquire for '" + request.key()
-					+ "': its bound of " + CallBounds.leaseBoundMillis(request.lease().toNanos()) + " ms ran out", null);
+					+ "': its bound of " + CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout()) + " ms ran out", null);
 		}
 		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
-		return MongoErrors.call(request.key(), "acquire", CallBounds.leaseBoundMillis(request.lease().toNanos()),
+		return MongoErrors.call(request.key(), "acquire", CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout()),
 				() -> inserting ? insert(bounded, request) : grantExisting(bounded, request));
 	}
 
@@ -183,22 +189,47 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	 * stranded grant would have ended by itself. A failure is attached to the acquire's error and logged.
 	 */
 	private void releaseUnknownGrant(LockRequest request, LockStoreException acquireError) {
-		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos());
+		long until = System.nanoTime() + request.lease().toNanos();
 		try {
-			boolean released = MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
-					() -> CallBounds.bounded(collection, bound)
-						.updateOne(LockDocuments.heldByToken(request.key(), request.token(), request.shared()),
-								LockDocuments.release(request.token(), request.shared()))
-						.getMatchedCount() == 1, null);
-			if (released) {
+			if (releaseByToken(request)) {
 				logger.info("Released lock '" + request.key() + "': the acquire whose reply failed had been granted");
 			}
 		}
 		catch (LockStoreException ex) {
 			acquireError.addSuppressed(ex);
-			logger.warn("Could not release lock '" + request.key() + "' after a failed acquire; if that acquire was "
-					+ "granted, the lock stays held until its lease of " + request.lease() + " ends", ex);
+			logger.debug("Could not release lock '" + request.key() + "' after a failed acquire yet", ex);
 		}
+		// The acquire may still be on its way (a pooled connection, a paused server): it can land after this first
+		// release. Releasing by this token can only ever free this acquire's own grant, which nobody uses, so keep
+		// doing it in the background, more and more rarely, until the lease it would hold has passed.
+		sweepUnknownGrant(request, until, CLEANUP_RETRY_MILLIS);
+	}
+
+	private void sweepUnknownGrant(LockRequest request, long untilNanos, long delayMillis) {
+		if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - untilNanos >= 0) {
+			return;
+		}
+		CompletableFuture.runAsync(() -> {
+			try {
+				if (releaseByToken(request)) {
+					logger.info("Released lock '" + request.key() + "': a failed acquire landed late");
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Release of lock '" + request.key() + "' after a failed acquire failed again", ex);
+			}
+			sweepUnknownGrant(request, untilNanos, Math.min(delayMillis * 2, CLEANUP_RETRY_MAX_MILLIS));
+		}, CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS));
+	}
+
+	/** Releases whatever this request's token holds, live or not; not defeated by an interrupt. */
+	private boolean releaseByToken(LockRequest request) {
+		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout());
+		return MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
+				() -> CallBounds.bounded(collection, bound)
+					.updateOne(LockDocuments.heldByToken(request.key(), request.token(), request.shared()),
+							LockDocuments.release(request.token(), request.shared()))
+					.getMatchedCount() == 1, null);
 	}
 
 	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request) {

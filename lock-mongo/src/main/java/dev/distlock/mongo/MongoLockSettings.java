@@ -18,9 +18,14 @@ import dev.distlock.core.LockOptions;
  * @param purgeInterval how often the purger runs, or null for never
  * @param purgeGrace how long a lock must have been expired before the purger removes its document; at least
  * {@link #MIN_PURGE_GRACE}
+ * @param callTimeout the longest any lock call may take, however long its lease (each call also ends with the lease
+ * it serves); 1 s to 10 min, 30 s by default
  */
 public record MongoLockSettings(String collection, WriteConcern writeConcern, boolean createIndexes,
-		@Nullable Duration purgeInterval, Duration purgeGrace) {
+		@Nullable Duration purgeInterval, Duration purgeGrace, Duration callTimeout) {
+
+	/** The default call timeout. */
+	public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(30);
 
 	/** The default collection name. */
 	public static final String DEFAULT_COLLECTION = "distributed_locks";
@@ -64,6 +69,11 @@ public record MongoLockSettings(String collection, WriteConcern writeConcern, bo
 			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace",
 					"must be at most 365 days (" + LockOptions.MAX_DURATION + "), was " + purgeGrace);
 		}
+		if (callTimeout == null || callTimeout.compareTo(Duration.ofSeconds(1)) < 0
+				|| callTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+			throw new InvalidLockOptionException("distributed-lock.mongo.call-timeout",
+					"must be between 1 s and 10 min, was " + callTimeout);
+		}
 	}
 
 	/**
@@ -78,14 +88,29 @@ public record MongoLockSettings(String collection, WriteConcern writeConcern, bo
 	 * A copy using another collection.
 	 */
 	public MongoLockSettings withCollection(String name) {
-		return new MongoLockSettings(name, writeConcern, createIndexes, purgeInterval, purgeGrace);
+		return new MongoLockSettings(name, writeConcern, createIndexes, purgeInterval, purgeGrace, callTimeout);
+	}
+
+	/**
+	 * Settings with the default call timeout.
+	 */
+	public MongoLockSettings(String collection, WriteConcern writeConcern, boolean createIndexes,
+			@Nullable Duration purgeInterval, Duration purgeGrace) {
+		this(collection, writeConcern, createIndexes, purgeInterval, purgeGrace, DEFAULT_CALL_TIMEOUT);
+	}
+
+	/**
+	 * A copy with another call timeout.
+	 */
+	public MongoLockSettings withCallTimeout(Duration timeout) {
+		return new MongoLockSettings(collection, writeConcern, createIndexes, purgeInterval, purgeGrace, timeout);
 	}
 
 	/**
 	 * A copy with another purge schedule.
 	 */
 	public MongoLockSettings withPurge(@Nullable Duration interval, Duration grace) {
-		return new MongoLockSettings(collection, writeConcern, createIndexes, interval, grace);
+		return new MongoLockSettings(collection, writeConcern, createIndexes, interval, grace, callTimeout);
 	}
 
 	/**

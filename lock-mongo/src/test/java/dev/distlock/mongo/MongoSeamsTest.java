@@ -52,7 +52,9 @@ class MongoSeamsTest extends LockTemplateSeamsTest {
 
 	@Override
 	protected LockProvider createProvider() {
-		MongoLockProvider provider = new MongoLockProvider(proxied, MongoLockSettings.defaults());
+		// Each lock call ends within the call timeout, as the seams kit expects of a store's command timeout.
+		MongoLockProvider provider = new MongoLockProvider(proxied,
+				MongoLockSettings.defaults().withCallTimeout(COMMAND_TIMEOUT));
 		provider.start();
 		return provider;
 	}
