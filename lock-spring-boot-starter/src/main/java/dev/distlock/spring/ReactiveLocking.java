@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -64,21 +66,25 @@ final class ReactiveLocking {
 	/**
 	 * Takes the lock on bounded-elastic, once per subscription. A lock granted after the subscriber cancelled (while it
 	 * was waited for, or before the grant reached it) is released at once instead of being dropped: a dropped handle
-	 * would stay held for its lease, and with {@code autoRenew} be renewed for ever. A wait in progress is not
-	 * interrupted but runs to its end (bounded by retries and maxWait): an interrupt while queued can leave the store
-	 * handing the lock to a waiter that has gone, which a release by this code could not undo.
+	 * would stay held for its lease, and with {@code autoRenew} be renewed for ever. A wait in progress is interrupted
+	 * by the cancel: the wait loop then withdraws the waiter from the store with the interrupt flag cleared, so no
+	 * release hands the lock to the subscriber that has gone.
 	 */
 	private static Mono<HeldLock> acquisition(Callable<Optional<HeldLock>> acquire) {
 		return Mono.create(sink -> {
 			// null while acquiring, then the lock, or CANCELLED; whoever comes second releases.
 			AtomicReference<@Nullable Object> slot = new AtomicReference<>();
+			Disposable.Swap task = Disposables.swap();
 			sink.onCancel(() -> {
 				// The sink runs this only if the grant was not delivered: a lock, if any, is nobody's.
 				if (slot.getAndSet(CANCELLED) instanceof HeldLock held) {
 					releaseInBackground(held);
 				}
+				else {
+					task.dispose(); // interrupts a wait in progress
+				}
 			});
-			Schedulers.boundedElastic().schedule(() -> {
+			task.update(Schedulers.boundedElastic().schedule(() -> {
 				if (slot.get() == CANCELLED) {
 					return; // cancelled before the attempt began
 				}
@@ -101,7 +107,7 @@ final class ReactiveLocking {
 				else {
 					held.get().releaseQuietly(); // cancelled while acquiring
 				}
-			});
+			}));
 		});
 	}
 

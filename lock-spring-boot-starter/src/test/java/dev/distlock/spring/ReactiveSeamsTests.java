@@ -17,6 +17,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.RedisLockAutoConfiguration;
 import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.redis.RedisLockProvider;
@@ -82,6 +83,26 @@ class ReactiveSeamsTests {
 			assertThat(context.getBean(LockProvider.class)).isInstanceOf(RedisLockProvider.class);
 			cancelRightAfterSubscribe(context, 30, false);
 			blockTimesOutWhileWaiting(context, 15, false);
+		});
+	}
+
+	@Test
+	void aCancelInterruptsTheWaitSoTheGoneSubscriberIsNeverGrantedTheLock() {
+		onRedis().run(context -> {
+			Renewed renewed = context.getBean(Renewed.class);
+			LockTemplate template = context.getBean(LockTemplate.class);
+			List<String> acquired = new java.util.concurrent.CopyOnWriteArrayList<>();
+			LockHandle elsewhere = template.acquire("rx:gone");
+			Disposable subscription = renewed.mono("gone").subscribe(acquired::add);
+			Thread.sleep(300); // the subscription is waiting, queued in Redis behind the holder
+			subscription.dispose();
+			Thread.sleep(300); // the cancel interrupted the wait, which withdrew from the queue
+			elsewhere.release();
+			// Had the wait gone on, the release would have handed the lock to the gone subscriber (5 s max wait).
+			LockHandle next = template.tryAcquire("rx:gone", LockOptions.builder().retries(0).build()).orElseThrow();
+			next.release();
+			assertThat(acquired).isEmpty();
+			assertAllFree(template, List.of("rx:gone"));
 		});
 	}
 
