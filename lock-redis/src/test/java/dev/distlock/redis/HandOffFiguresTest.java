@@ -24,10 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Prints contended-handoff figures (time from a holder starting its release to the next holder's acquire) for eight
  * threads on one key, with pub/sub on and off. A measurement, not a test of speed: it asserts only that every cycle
- * ran. Run with {@code -Ddistlock.figures=true -Dtest=HandoffFiguresTest}.
+ * ran. Run with {@code -Ddistlock.figures=true -Dtest=HandOffFiguresTest}.
  */
 @EnabledIfSystemProperty(named = "distlock.figures", matches = "true")
-class HandoffFiguresTest {
+class HandOffFiguresTest {
 
 	private static final int THREADS = 8;
 
