@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -76,7 +75,8 @@ final class LockAcquirer {
 				.map(lease -> held(request, lease, attemptNanos, loopNanos, options, null))
 				.orElse(null);
 		}
-		return finish(key, options, run(key, options, waiter), skip);
+		LockAttempt attempt = new LockAttempt(List.of(key), options.mode(), options.name());
+		return finish(attempt, key, options, run(attempt, key, options, waiter), skip);
 	}
 
 	Optional<LockGroup> acquireAll(List<String> sortedKeys, LockOptions options, LockRequests requests, boolean skip) {
@@ -89,7 +89,8 @@ final class LockAcquirer {
 			.call(label, "acquire", () -> provider.tryAcquireAll(group))
 			.map(leases -> held(group, leases, groupId, attemptNanos, loopNanos, options))
 			.orElse(null);
-		return finish(label, options, run(label, options, waiter), skip);
+		LockAttempt attempt = new LockAttempt(sortedKeys, options.mode(), options.name());
+		return finish(attempt, label, options, run(attempt, label, options, waiter), skip);
 	}
 
 	void awaitFree(String key, LockOptions options) {
@@ -141,25 +142,23 @@ final class LockAcquirer {
 		}
 	}
 
-	private <T> WaitLoop.Outcome<T> run(String key, LockOptions options, WaitLoop.Waiter<T> waiter) {
-		return reportingStoreErrors(key, options, () -> WaitLoop.run(key, options, nanoClock, waiter));
-	}
-
-	private <T> T reportingStoreErrors(String key, LockOptions options, Supplier<T> waiting) {
+	private <T> WaitLoop.Outcome<T> run(LockAttempt attempt, String label, LockOptions options,
+			WaitLoop.Waiter<T> waiter) {
 		try {
-			return waiting.get();
+			return WaitLoop.run(label, options, nanoClock, waiter);
 		}
 		catch (LockStoreException ex) {
-			handles.listeners().onAcquireError(key, options.mode(), ex);
+			handles.listeners().onAcquireError(attempt, ex);
 			throw ex;
 		}
 	}
 
-	private <T> Optional<T> finish(String key, LockOptions options, WaitLoop.Outcome<T> outcome, boolean skip) {
+	private <T> Optional<T> finish(LockAttempt attempt, String key, LockOptions options, WaitLoop.Outcome<T> outcome,
+			boolean skip) {
 		if (outcome.value() != null) {
 			return Optional.of(outcome.value());
 		}
-		handles.listeners().onAcquireFailed(key, options.mode(), outcome.attempts(), outcome.waited(), skip);
+		handles.listeners().onAcquireFailed(attempt, outcome.attempts(), outcome.waited(), skip);
 		if (skip) {
 			logger.debug("Lock '" + key + "' is held elsewhere; skipping after " + outcome.attempts() + " attempt(s)");
 			return Optional.empty();

@@ -34,6 +34,13 @@ public interface LockHandle extends AutoCloseable {
 	LockMode mode();
 
 	/**
+	 * The lock's name from {@link LockOptions#name()}, as listeners report it, or null.
+	 */
+	default @Nullable String name() {
+		return null;
+	}
+
+	/**
 	 * The group this lock was acquired with, or null for a single lock.
 	 */
 	@Nullable String groupId();

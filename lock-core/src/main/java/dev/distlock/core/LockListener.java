@@ -16,16 +16,16 @@ public interface LockListener {
 	}
 
 	/**
-	 * A lock could not be acquired after all attempts.
+	 * A lock (or a group) could not be acquired after all attempts.
 	 * @param skipped whether the caller skipped its work rather than failing
 	 */
-	default void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
+	default void onAcquireFailed(LockAttempt attempt, int attempts, Duration waited, boolean skipped) {
 	}
 
 	/**
 	 * An acquire stopped because the store could not be asked; the caller gets the same error.
 	 */
-	default void onAcquireError(String key, LockMode mode, LockStoreException error) {
+	default void onAcquireError(LockAttempt attempt, LockStoreException error) {
 	}
 
 	/**

@@ -22,10 +22,12 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * @param maxConcurrent how many holders a shared lock admits; 1 for exclusive
  * @param holdAtLeast the minimum time the lock stays held after acquisition, even if released earlier, or null
  * @param owner owner details stored with the lock, or null for the template's
+ * @param name what the lock guards, as listeners (metrics, observations) report it instead of the key, such as
+ * {@code OrderService.pay} for a {@code @DistributedLock} method; null to report the key's prefix
  */
 public record LockOptions(Duration timeout, int retries, Duration delay, double backoffMultiplier,
 		@Nullable Duration maxDelay, @Nullable Duration maxWait, boolean autoRenew, FailureMode onFailure, LockMode mode,
-		int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner) {
+		int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner, @Nullable String name) {
 
 	/** The shortest lease, extension, delay or wait accepted: below a millisecond a lease is useless and a wait spins. */
 	public static final Duration MIN_DURATION = Duration.ofMillis(1);
@@ -166,6 +168,8 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 
 		private @Nullable OwnerDetails owner;
 
+		private @Nullable String name;
+
 		private Builder() {
 		}
 
@@ -182,6 +186,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 			this.maxConcurrent = o.maxConcurrent;
 			this.holdAtLeast = o.holdAtLeast;
 			this.owner = o.owner;
+			this.name = o.name;
 		}
 
 		/** Sets the lease. */
@@ -266,6 +271,12 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 			return this;
 		}
 
+		/** Sets the name listeners report for the lock instead of its key, such as a method name. */
+		public Builder name(@Nullable String name) {
+			this.name = name;
+			return this;
+		}
+
 		/** Sets the owner details stored with the lock. */
 		public Builder owner(@Nullable OwnerDetails owner) {
 			this.owner = owner;
@@ -275,7 +286,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		/** Validates and builds. */
 		public LockOptions build() {
 			return new LockOptions(timeout, retries, delay, backoffMultiplier, maxDelay, maxWait, autoRenew, onFailure,
-					mode, maxConcurrent, holdAtLeast, owner);
+					mode, maxConcurrent, holdAtLeast, owner, name);
 		}
 
 	}

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.memory.InMemoryLockProvider;
 import dev.distlock.core.testkit.FuzzTester;
 
@@ -254,13 +255,13 @@ class LockTemplateTest {
 		}
 
 		@Override
-		public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
-			events.add("failed " + key + " attempts=" + attempts + " skipped=" + skipped);
+		public void onAcquireFailed(LockAttempt attempt, int attempts, Duration waited, boolean skipped) {
+			events.add("failed " + String.join(",", attempt.keys()) + " attempts=" + attempts + " skipped=" + skipped);
 		}
 
 		@Override
-		public void onAcquireError(String key, LockMode mode, LockStoreException error) {
-			events.add("error " + key);
+		public void onAcquireError(LockAttempt attempt, LockStoreException error) {
+			events.add("error " + String.join(",", attempt.keys()));
 		}
 
 		@Override

@@ -37,17 +37,14 @@ final class HeldLock {
 	 */
 	static Optional<HeldLock> acquire(LockTemplate template, LockDefinition definition, List<String> keys) {
 		boolean skip = definition.options().onFailure() == FailureMode.SKIP;
-		// Listeners hear the acquire on this thread, and may tag it by method rather than by (unbounded) key.
-		try (LockContext.Scope scope = LockContext.acquiring(definition.method())) {
-			if (definition.group()) {
-				Optional<LockGroup> group = skip ? template.tryAcquireAll(keys, definition.options())
-						: Optional.of(template.acquireAll(keys, definition.options()));
-				return group.map(g -> new HeldLock(g.handles(), g));
-			}
-			Optional<LockHandle> handle = skip ? template.tryAcquire(keys.get(0), definition.options())
-					: Optional.of(template.acquire(keys.get(0), definition.options()));
-			return handle.map(h -> new HeldLock(List.of(h), h));
+		if (definition.group()) {
+			Optional<LockGroup> group = skip ? template.tryAcquireAll(keys, definition.options())
+					: Optional.of(template.acquireAll(keys, definition.options()));
+			return group.map(g -> new HeldLock(g.handles(), g));
 		}
+		Optional<LockHandle> handle = skip ? template.tryAcquire(keys.get(0), definition.options())
+				: Optional.of(template.acquire(keys.get(0), definition.options()));
+		return handle.map(h -> new HeldLock(List.of(h), h));
 	}
 
 	/**

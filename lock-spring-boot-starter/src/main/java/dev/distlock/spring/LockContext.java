@@ -1,6 +1,5 @@
 package dev.distlock.spring;
 
-import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,8 +24,6 @@ public final class LockContext {
 	public static final String CONTEXT_KEY = LockContext.class.getName() + ".handle";
 
 	private static final ThreadLocal<@Nullable Frame> frames = new ThreadLocal<>();
-
-	private static final ThreadLocal<@Nullable Method> acquiring = new ThreadLocal<>();
 
 	private LockContext() {
 	}
@@ -58,31 +55,6 @@ public final class LockContext {
 	public static Optional<LockHandle> find() {
 		Frame frame = frames.get();
 		return frame != null ? Optional.of(frame.handles().get(0)) : Optional.empty();
-	}
-
-	/**
-	 * The {@code @DistributedLock} method whose lock is being acquired on this thread, or empty when the lock comes
-	 * from a {@code LockTemplate} call of the application's own. For {@code LockListener}s that tag events by method: their
-	 * {@code onAcquired}, {@code onAcquireFailed} and {@code onAcquireError} run on the acquiring thread.
-	 */
-	public static Optional<Method> acquiringMethod() {
-		return Optional.ofNullable(acquiring.get());
-	}
-
-	/**
-	 * Marks the method as acquiring its lock on this thread until the returned scope closes.
-	 */
-	static Scope acquiring(Method method) {
-		Method previous = acquiring.get();
-		acquiring.set(method);
-		return () -> {
-			if (previous == null) {
-				acquiring.remove();
-			}
-			else {
-				acquiring.set(previous);
-			}
-		};
 	}
 
 	/**

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -59,7 +60,9 @@ final class LockDefinitionFactory {
 	}
 
 	private LockOptions options(Method method, DistributedLock lock, LockOptions defaults) {
-		LockOptions.Builder builder = defaults.toBuilder();
+		// Listeners (meters, observations) report the method instead of the key, whose values are unbounded.
+		LockOptions.Builder builder = defaults.toBuilder()
+			.name(ClassUtils.getUserClass(method.getDeclaringClass()).getSimpleName() + "." + method.getName());
 		Duration timeout = duration(method, "timeout", lock.timeout(), lock.timeoutString(), lock);
 		if (timeout != null) {
 			builder.timeout(timeout);

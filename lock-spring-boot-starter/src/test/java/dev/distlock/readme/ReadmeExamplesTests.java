@@ -22,6 +22,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.FailureMode;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
@@ -79,8 +80,7 @@ class ReadmeExamplesTests {
 			.withBean(LockProvider.class, () -> store)
 			.withBean(LockListener.class, () -> new LockListener() {
 				@Override
-				public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited,
-						boolean skipped) {
+				public void onAcquireFailed(LockAttempt attempt, int attempts, Duration waited, boolean skipped) {
 					if (skipped) {
 						skips.incrementAndGet();
 					}

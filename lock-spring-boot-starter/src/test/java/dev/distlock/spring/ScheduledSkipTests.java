@@ -13,6 +13,7 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
@@ -79,7 +80,7 @@ class ScheduledSkipTests {
 		LockListener skipCounter() {
 			return new LockListener() {
 				@Override
-				public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
+				public void onAcquireFailed(LockAttempt attempt, int attempts, Duration waited, boolean skipped) {
 					if (skipped) {
 						skips.incrementAndGet();
 					}

@@ -62,7 +62,8 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 			long attemptNanos, long loopNanos) {
 		Duration waited = Duration.ofNanos(nanoClock.getAsLong() - loopNanos);
 		ManagedLockHandle handle = new ManagedLockHandle(request.key(), request.token(), lease, options.mode(),
-				groupId, waited, options.timeout(), options.holdAtLeast(), attemptNanos, store, this, nanoClock);
+				options.name(), groupId, waited, options.timeout(), options.holdAtLeast(), attemptNanos, store, this,
+				nanoClock);
 		if (registrations.incrementAndGet() % PRUNE_EVERY == 0) {
 			pruneRunOut();
 		}

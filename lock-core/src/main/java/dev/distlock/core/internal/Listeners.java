@@ -8,10 +8,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
-import dev.distlock.core.LockMode;
 import dev.distlock.core.LockStoreException;
 
 /**
@@ -36,13 +36,13 @@ public final class Listeners implements LockListener {
 	}
 
 	@Override
-	public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
-		each(listener -> listener.onAcquireFailed(key, mode, attempts, waited, skipped));
+	public void onAcquireFailed(LockAttempt attempt, int attempts, Duration waited, boolean skipped) {
+		each(listener -> listener.onAcquireFailed(attempt, attempts, waited, skipped));
 	}
 
 	@Override
-	public void onAcquireError(String key, LockMode mode, LockStoreException error) {
-		each(listener -> listener.onAcquireError(key, mode, error));
+	public void onAcquireError(LockAttempt attempt, LockStoreException error) {
+		each(listener -> listener.onAcquireError(attempt, error));
 	}
 
 	@Override

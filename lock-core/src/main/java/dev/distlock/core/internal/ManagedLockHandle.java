@@ -45,6 +45,8 @@ public final class ManagedLockHandle implements LockHandle {
 
 	private final LockMode mode;
 
+	private final @Nullable String name;
+
 	private final @Nullable String groupId;
 
 	private final Instant acquiredAt;
@@ -78,13 +80,14 @@ public final class ManagedLockHandle implements LockHandle {
 	 * Wraps a granted lease.
 	 * @param requestedNanos when the successful attempt was sent; the lease is counted from then
 	 */
-	public ManagedLockHandle(String key, String token, Lease lease, LockMode mode, @Nullable String groupId,
-			Duration waited, Duration timeout, @Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store,
-			HandleEvents events, LongSupplier nanoClock) {
+	public ManagedLockHandle(String key, String token, Lease lease, LockMode mode, @Nullable String name,
+			@Nullable String groupId, Duration waited, Duration timeout, @Nullable Duration holdAtLeast,
+			long requestedNanos, StoreCalls store, HandleEvents events, LongSupplier nanoClock) {
 		this.key = key;
 		this.token = token;
 		this.lease = lease;
 		this.mode = mode;
+		this.name = name;
 		this.groupId = groupId;
 		this.acquiredAt = Instant.now();
 		this.acquiredNanos = requestedNanos;
@@ -115,6 +118,11 @@ public final class ManagedLockHandle implements LockHandle {
 	@Override
 	public LockMode mode() {
 		return mode;
+	}
+
+	@Override
+	public @Nullable String name() {
+		return name;
 	}
 
 	@Override

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockGroup;
@@ -245,7 +246,7 @@ public abstract class LockTemplateSeamsTest {
 			}
 
 			@Override
-			public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
+			public void onAcquireFailed(LockAttempt attempt, int attempts, Duration waited, boolean skipped) {
 				failedAttempts.set(attempts);
 			}
 

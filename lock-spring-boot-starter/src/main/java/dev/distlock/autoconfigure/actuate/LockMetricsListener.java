@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.LockAttempt;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
@@ -65,7 +66,7 @@ public final class LockMetricsListener implements LockListener {
 
 	@Override
 	public void onAcquired(LockHandle handle) {
-		Tags common = tags(tags.site(handle.key()), handle.mode());
+		Tags common = tags(tags.site(handle), handle.mode());
 		acquireTimer(common, "acquired").record(handle.waited());
 		LongTaskTimer.Sample sample = LongTaskTimer.builder(HELD)
 			.description("Distributed locks held now, and for how long")
@@ -76,16 +77,16 @@ public final class LockMetricsListener implements LockListener {
 	}
 
 	@Override
-	public void onAcquireFailed(String key, LockMode mode, int attempts, Duration waited, boolean skipped) {
-		acquireTimer(tags(tags.site(key), mode), skipped ? "skipped" : "failed").record(waited);
+	public void onAcquireFailed(LockAttempt attempt, int attempts, Duration waited, boolean skipped) {
+		acquireTimer(tags(tags.site(attempt), attempt.mode()), skipped ? "skipped" : "failed").record(waited);
 	}
 
 	@Override
-	public void onAcquireError(String key, LockMode mode, LockStoreException error) {
+	public void onAcquireError(LockAttempt attempt, LockStoreException error) {
 		// Counted apart from the timer: the time spent is not known here, and a zero would drag its latencies down.
 		Counter.builder(ACQUIRE_ERRORS)
 			.description("Distributed lock acquires stopped because the store could not be asked")
-			.tags(tags(tags.site(key), mode))
+			.tags(tags(tags.site(attempt), attempt.mode()))
 			.register(registry)
 			.increment();
 	}
@@ -141,9 +142,9 @@ public final class LockMetricsListener implements LockListener {
 		Counter.builder(name).description(description).tags(tags).register(registry).increment();
 	}
 
-	// A handle this listener never saw acquired: only its key is known, not its method.
+	// A handle this listener never saw acquired.
 	private Tags untracked(LockHandle handle) {
-		return tags(new LockTags.Site(tags.keyPrefix(handle.key()), LockKeyTag.NONE), handle.mode());
+		return tags(tags.site(handle), handle.mode());
 	}
 
 	private Tags tags(LockTags.Site site, LockMode mode) {

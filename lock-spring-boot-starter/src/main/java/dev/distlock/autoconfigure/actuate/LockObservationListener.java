@@ -49,7 +49,7 @@ public final class LockObservationListener implements LockListener {
 
 	@Override
 	public void onAcquired(LockHandle handle) {
-		LockTags.Site site = tags.site(handle.key());
+		LockTags.Site site = tags.site(handle);
 		LockObservationContext context = new LockObservationContext(handle, tags.provider(), site.keyPrefix(),
 				site.method());
 		// Started on the acquiring thread, so the current observation (a request, a scheduled task) is its parent.

@@ -1,18 +1,15 @@
 package dev.distlock.autoconfigure.actuate;
 
-import java.lang.reflect.Method;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-import org.springframework.util.ClassUtils;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.function.SingletonSupplier;
 
+import dev.distlock.core.LockAttempt;
+import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockTemplate;
-import dev.distlock.spring.LockContext;
 
 /**
  * The low-cardinality tag values shared by the meters and the observations: provider, mode, key prefix and method.
@@ -30,9 +27,6 @@ final class LockTags {
 	private final Supplier<LockTemplate> template;
 
 	private final LockKeyTag keyTag;
-
-	/** {@code ClassName.methodName} per annotated method, built once: every acquire of the method asks for it. */
-	private final Map<Method, String> methodNames = new ConcurrentHashMap<>();
 
 	/**
 	 * Tags for the template's events. The template is looked up on the first event: it is built with the listeners,
@@ -58,31 +52,30 @@ final class LockTags {
 	}
 
 	/**
-	 * Where an acquire happening on this thread comes from: a {@code @DistributedLock} method, tagged by its name, or
-	 * a template call, tagged by its key's prefix. Only valid on the acquiring thread.
-	 * @param key a store key, or a failed group's label
+	 * Where a lock comes from: a named lock (a {@code @DistributedLock} method), tagged by its name, or a template
+	 * call, tagged by its key's prefix.
 	 */
-	Site site(String key) {
-		Optional<Method> method = LockContext.acquiringMethod();
-		if (method.isPresent()) {
-			return new Site(LockKeyTag.NONE, methodNames.computeIfAbsent(method.get(),
-					locked -> ClassUtils.getUserClass(locked.getDeclaringClass()).getSimpleName() + "." + locked.getName()));
-		}
-		return new Site(keyPrefix(key), LockKeyTag.NONE);
+	Site site(LockHandle handle) {
+		return site(handle.name(), handle.key());
 	}
 
 	/**
-	 * The key tag of a store key or of a failed group's label (its keys joined by commas, in key order, of which the
-	 * first stands for the group).
+	 * Where a failed acquisition comes from; a group stands for itself by its first key.
+	 */
+	Site site(LockAttempt attempt) {
+		return site(attempt.name(), attempt.firstKey());
+	}
+
+	private Site site(@Nullable String name, String key) {
+		return name != null ? new Site(LockKeyTag.NONE, name) : new Site(keyPrefix(key), LockKeyTag.NONE);
+	}
+
+	/**
+	 * The key tag of a store key.
 	 */
 	String keyPrefix(String key) {
 		String prefix = template.get().keyPrefix();
-		String first = key;
-		int comma = key.indexOf(',', prefix.length());
-		if (comma > 0) {
-			first = key.substring(0, comma);
-		}
-		String local = first.startsWith(prefix) ? first.substring(prefix.length()) : first;
+		String local = key.startsWith(prefix) ? key.substring(prefix.length()) : key;
 		return keyTag.valueOf(local);
 	}
 
