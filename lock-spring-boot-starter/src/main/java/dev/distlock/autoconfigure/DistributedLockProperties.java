@@ -100,6 +100,11 @@ public class DistributedLockProperties {
 	 */
 	private final Aop aop = new Aop();
 
+	/**
+	 * Web settings.
+	 */
+	private final Web web = new Web();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -218,6 +223,10 @@ public class DistributedLockProperties {
 
 	public Aop getAop() {
 		return aop;
+	}
+
+	public Web getWeb() {
+		return web;
 	}
 
 	/**
@@ -389,6 +398,44 @@ public class DistributedLockProperties {
 
 		public void setOrder(int order) {
 			this.order = order;
+		}
+
+	}
+
+	/**
+	 * Web settings.
+	 */
+	public static class Web {
+
+		/**
+		 * How lock errors become HTTP responses.
+		 */
+		private final ProblemDetails problemDetails = new ProblemDetails();
+
+		public ProblemDetails getProblemDetails() {
+			return problemDetails;
+		}
+
+		/**
+		 * How lock errors become HTTP responses.
+		 */
+		public static class ProblemDetails {
+
+			/**
+			 * Whether Spring MVC and WebFlux answer lock errors with RFC 9457 problem details: 409 when a lock could
+			 * not be acquired, 503 when the lock store could not be asked, 400 for an invalid key. The application's
+			 * own exception handlers take precedence.
+			 */
+			private boolean enabled = true;
+
+			public boolean isEnabled() {
+				return enabled;
+			}
+
+			public void setEnabled(boolean enabled) {
+				this.enabled = enabled;
+			}
+
 		}
 
 	}

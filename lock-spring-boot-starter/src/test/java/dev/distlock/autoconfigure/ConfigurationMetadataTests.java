@@ -28,7 +28,7 @@ class ConfigurationMetadataTests {
 			"distributed-lock.mongo.purge-grace", "distributed-lock.spel.bean-references",
 			"distributed-lock.aop.before-existing-advisors", "distributed-lock.aop.order",
 			"distributed-lock.actuator.force-release-enabled", "distributed-lock.actuator.status-limit",
-			"distributed-lock.actuator.health-timeout");
+			"distributed-lock.actuator.health-timeout", "distributed-lock.web.problem-details.enabled");
 
 	@Test
 	void everyPropertyIsListedWithADescription() throws Exception {
@@ -49,6 +49,7 @@ class ConfigurationMetadataTests {
 		assertThat(defaultOf(json, "distributed-lock.provider")).isEqualTo("auto");
 		assertThat(defaultOf(json, "distributed-lock.enabled")).isEqualTo(true);
 		assertThat(defaultOf(json, "distributed-lock.mongo.write-concern")).isEqualTo("majority");
+		assertThat(defaultOf(json, "distributed-lock.web.problem-details.enabled")).isEqualTo(true);
 	}
 
 	// The starter's own file, not another jar's: it sits next to the starter's classes.

@@ -41,7 +41,8 @@ public class LocksEndpoint {
 
 	/**
 	 * The held locks and the store's status. The key prefix matches store keys as listed (the template's prefix
-	 * included) and defaults to the template's prefix; state defaults to any.
+	 * included) and defaults to the template's prefix; state defaults to held, since a store may keep released and
+	 * expired locks' records (MongoDB until its purger runs), which {@code state=any} or {@code state=expired} show.
 	 */
 	@ReadOperation
 	public LocksDescriptor locks(@Nullable String keyPrefix, @Nullable String owner,
@@ -54,7 +55,7 @@ public class LocksEndpoint {
 		String prefix = (keyPrefix != null) ? keyPrefix : template.keyPrefix();
 		// One more than shown, so the store stops early and the body can still tell that the list was cut.
 		StatusQuery query = new StatusQuery(prefix.isEmpty() ? null : prefix, owner,
-				(state != null) ? state : StatusQuery.State.ANY, null, (int) Math.min(StatusQuery.UNLIMITED,
+				(state != null) ? state : StatusQuery.State.HELD, null, (int) Math.min(StatusQuery.UNLIMITED,
 						statusLimit + 1L));
 		return new LocksDescriptor(template.provider().name(), template.keyPrefix(), isForceReleaseEnabled(), held,
 				store(query));

@@ -91,7 +91,7 @@ class LocksEndpointWebTests {
 			json.extractingPath("$.held[2].waited").asString().startsWith("PT");
 			json.extractingPath("$.store.supported").isEqualTo(true);
 			json.extractingPath("$.store.query.keyPrefix").isEqualTo("web:list:");
-			json.extractingPath("$.store.query.state").isEqualTo("ANY");
+			json.extractingPath("$.store.query.state").isEqualTo("HELD");
 			json.extractingPath("$.store.count").isEqualTo(5);
 			json.extractingPath("$.store.truncated").isEqualTo(false);
 			json.extractingPath("$.store.locks[*].key")
