@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.bson.Document;
 import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 import com.mongodb.client.MongoCollection;
 
@@ -25,6 +26,8 @@ final class MongoLease implements Lease {
 
 	private final boolean shared;
 
+	private final @Nullable String lockId;
+
 	private final long fencingToken;
 
 	/** Set once this lease released its lock, so a second release answers as the first did. */
@@ -33,12 +36,13 @@ final class MongoLease implements Lease {
 	/** {@link System#nanoTime()} at which the lease ends as this JVM counts it: from before the granting send. */
 	private volatile long expiresAtNanos;
 
-	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, long fencingToken,
-			long expiresAtNanos) {
+	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, @Nullable String lockId,
+			long fencingToken, long expiresAtNanos) {
 		this.collection = collection;
 		this.key = key;
 		this.token = token;
 		this.shared = shared;
+		this.lockId = lockId;
 		this.fencingToken = fencingToken;
 		this.expiresAtNanos = expiresAtNanos;
 	}
@@ -87,7 +91,7 @@ final class MongoLease implements Lease {
 	}
 
 	private boolean releaseWhere(long bound, Bson filter) {
-		return CallBounds.bounded(collection, bound).updateOne(filter, LockDocuments.release(token, shared))
+		return CallBounds.bounded(collection, bound).updateOne(filter, LockDocuments.release(token, shared, lockId))
 			.getMatchedCount() == 1;
 	}
 
