@@ -46,6 +46,7 @@ final class LockAcquirer {
 	}
 
 	Optional<LockHandle> acquire(LockRequest request, LockOptions options, boolean skip) {
+		String groupId = request.lockId();
 		String key = request.key();
 		WaitLoop.Waiter<LockHandle> waiter;
 		if (mayWait(options) && provider instanceof WaitingLockProvider waiting) {
@@ -55,7 +56,7 @@ final class LockAcquirer {
 				public @Nullable LockHandle tryOnce(long attemptNanos, long loopNanos) {
 					return store.call(key, "acquire", acquisition::tryOnce)
 						.map(granted -> held(request, granted.lease(), Math.min(attemptNanos,
-								granted.leaseStartNanos()), loopNanos, options, null))
+								granted.leaseStartNanos()), loopNanos, options, groupId))
 						.orElse(null);
 				}
 
@@ -72,20 +73,23 @@ final class LockAcquirer {
 		}
 		else {
 			waiter = (attemptNanos, loopNanos) -> store.call(key, "acquire", () -> provider.tryAcquire(request))
-				.map(lease -> held(request, lease, attemptNanos, loopNanos, options, null))
+				.map(lease -> held(request, lease, attemptNanos, loopNanos, options, groupId))
 				.orElse(null);
 		}
 		LockAttempt attempt = new LockAttempt(List.of(key), options.mode(), options.name());
 		return finish(attempt, key, options, run(attempt, key, options, waiter), skip);
 	}
 
-	Optional<LockGroup> acquireAll(List<String> sortedKeys, LockOptions options, LockRequests requests, boolean skip) {
+	/**
+	 * Takes every key at once; the handles come back in key order, each with {@code groupId} as its group.
+	 */
+	Optional<List<LockHandle>> acquireAll(List<String> sortedKeys, LockOptions options, String groupId,
+			LockRequests requests, boolean skip) {
 		String token = OwnerTokens.next();
-		String groupId = OwnerTokens.next().substring(0, 12);
 		List<LockRequest> group = sortedKeys.stream().map(key -> requests.request(key, token, options)).toList();
 		String label = String.join(",", sortedKeys);
 		// Groups poll with backoff: a release signal on one key says little about the others.
-		WaitLoop.Waiter<LockGroup> waiter = (attemptNanos, loopNanos) -> store
+		WaitLoop.Waiter<List<LockHandle>> waiter = (attemptNanos, loopNanos) -> store
 			.call(label, "acquire", () -> provider.tryAcquireAll(group))
 			.map(leases -> held(group, leases, groupId, attemptNanos, loopNanos, options))
 			.orElse(null);
@@ -114,7 +118,7 @@ final class LockAcquirer {
 		return handles.register(request, lease, options, groupId, startNanos, loopNanos);
 	}
 
-	private @Nullable LockGroup held(List<LockRequest> group, List<Lease> leases, String groupId, long startNanos,
+	private @Nullable List<LockHandle> held(List<LockRequest> group, List<Lease> leases, String groupId, long startNanos,
 			long loopNanos, LockOptions options) {
 		if (ranOut(group.get(0), startNanos)) {
 			for (int i = 0; i < leases.size(); i++) {
@@ -126,11 +130,11 @@ final class LockAcquirer {
 		for (int i = 0; i < leases.size(); i++) {
 			members.add(handles.register(group.get(i), leases.get(i), options, groupId, startNanos, loopNanos));
 		}
-		return new LockGroup(groupId, members);
+		return members;
 	}
 
 	private boolean ranOut(LockRequest request, long startNanos) {
-		return startNanos + request.lease().toNanos() - nanoClock.getAsLong() <= 0;
+		return !request.noExpiry() && startNanos + request.lease().toNanos() - nanoClock.getAsLong() <= 0;
 	}
 
 	private void releaseQuietly(String key, Lease lease) {

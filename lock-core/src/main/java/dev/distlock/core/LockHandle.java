@@ -41,7 +41,7 @@ public interface LockHandle extends AutoCloseable {
 	}
 
 	/**
-	 * The group this lock was acquired with, or null for a single lock.
+	 * The lock ID of the {@link LockGroup} this lock was acquired in, or null for a single lock.
 	 */
 	@Nullable String groupId();
 
@@ -57,7 +57,7 @@ public interface LockHandle extends AutoCloseable {
 
 	/**
 	 * The lease left, by this JVM's monotonic clock, counted conservatively from before the acquire request was sent.
-	 * Zero once released or lost.
+	 * Zero once released or lost; {@link dev.distlock.core.spi.LockInfo#NO_EXPIRY} for a lock without expiry.
 	 */
 	Duration remaining();
 

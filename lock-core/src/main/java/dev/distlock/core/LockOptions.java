@@ -22,12 +22,19 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * @param maxConcurrent how many holders a shared lock admits; 1 for exclusive
  * @param holdAtLeast the minimum time the lock stays held after acquisition, even if released earlier, or null
  * @param owner owner details stored with the lock, or null for the template's
+ * @param expires true (the default) for a lock with a lease; false for a lock kept until it is released by its
+ * handle, by its lock ID or by force ({@link #noExpiry()}), on a provider with
+ * {@link dev.distlock.core.spi.LockIdSupport}; {@code timeout} is then unused
  * @param name what the lock guards, as listeners (metrics, observations) report it instead of the key, such as
  * {@code OrderService.pay} for a {@code @DistributedLock} method; null to report the key's prefix
  */
 public record LockOptions(Duration timeout, int retries, Duration delay, double backoffMultiplier,
 		@Nullable Duration maxDelay, @Nullable Duration maxWait, boolean autoRenew, FailureMode onFailure, LockMode mode,
-		int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner, @Nullable String name) {
+		int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner, boolean expires,
+		@Nullable String name) {
+
+	/** A shared lock's {@code maxConcurrent} for "no limit" (mongo-lock's -1); stored as {@link Integer#MAX_VALUE}. */
+	public static final int UNLIMITED = -1;
 
 	/** The shortest lease, extension, delay or wait accepted: below a millisecond a lease is useless and a wait spins. */
 	public static final Duration MIN_DURATION = Duration.ofMillis(1);
@@ -41,7 +48,17 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	private static final LockOptions DEFAULTS = new Builder().build();
 
 	/**
-	 * Checks every value.
+	 * Options with a lease (every option but {@code expires}).
+	 */
+	public LockOptions(Duration timeout, int retries, Duration delay, double backoffMultiplier,
+			@Nullable Duration maxDelay, @Nullable Duration maxWait, boolean autoRenew, FailureMode onFailure,
+			LockMode mode, int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner) {
+		this(timeout, retries, delay, backoffMultiplier, maxDelay, maxWait, autoRenew, onFailure, mode, maxConcurrent,
+				holdAtLeast, owner, true, null);
+	}
+
+	/**
+	 * Checks every value; a shared {@code maxConcurrent} of {@link #UNLIMITED} becomes {@link Integer#MAX_VALUE}.
 	 */
 	public LockOptions {
 		checkDuration("timeout", timeout);
@@ -65,7 +82,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		}
 		if (holdAtLeast != null) {
 			checkDuration("holdAtLeast", holdAtLeast);
-			if (holdAtLeast.compareTo(timeout) > 0) {
+			if (expires && holdAtLeast.compareTo(timeout) > 0) {
 				throw new InvalidLockOptionException("holdAtLeast",
 						"must not exceed timeout (" + timeout + "), was " + holdAtLeast);
 			}
@@ -76,13 +93,38 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		if (mode == null) {
 			throw new InvalidLockOptionException("mode", "must not be null");
 		}
+		if (mode == LockMode.SHARED && maxConcurrent == UNLIMITED) {
+			maxConcurrent = Integer.MAX_VALUE;
+		}
 		if (maxConcurrent < 1) {
-			throw new InvalidLockOptionException("maxConcurrent", "must be 1 or more, was " + maxConcurrent);
+			throw new InvalidLockOptionException("maxConcurrent",
+					"must be 1 or more, or -1 for no limit, was " + maxConcurrent);
 		}
 		if (mode == LockMode.EXCLUSIVE && maxConcurrent != 1) {
 			throw new InvalidLockOptionException("maxConcurrent",
 					"applies to shared locks only; an exclusive lock has 1, was " + maxConcurrent);
 		}
+		if (!expires && autoRenew) {
+			throw new InvalidLockOptionException("autoRenew",
+					"cannot be combined with noExpiry: a lock without expiry has no lease to renew");
+		}
+	}
+
+	/**
+	 * The defaults, but the lock never expires: it is kept until released by its handle, by its lock ID
+	 * ({@link dev.distlock.core.LockTemplate#unlock(String)}) or by force. An explicit opt-in for locks that must
+	 * survive their holder (mongo-lock's locks without TTL); a crashed holder's lock then stays until someone
+	 * releases it.
+	 */
+	public static LockOptions noExpiry() {
+		return builder().noExpiry().build();
+	}
+
+	/**
+	 * The defaults, but shared by up to {@code maxConcurrent} holders ({@link #UNLIMITED}, -1, for no limit).
+	 */
+	public static LockOptions shared(int maxConcurrent) {
+		return builder().shared(maxConcurrent).build();
 	}
 
 	/**
@@ -169,6 +211,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		private @Nullable OwnerDetails owner;
 
 		private @Nullable String name;
+		private boolean expires = true;
 
 		private Builder() {
 		}
@@ -187,6 +230,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 			this.holdAtLeast = o.holdAtLeast;
 			this.owner = o.owner;
 			this.name = o.name;
+			this.expires = o.expires;
 		}
 
 		/** Sets the lease. */
@@ -251,7 +295,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 			return this;
 		}
 
-		/** Makes the lock shared by up to {@code maxConcurrent} holders. */
+		/** Makes the lock shared by up to {@code maxConcurrent} holders; {@link #UNLIMITED} (-1) for no limit. */
 		public Builder shared(int maxConcurrent) {
 			this.mode = LockMode.SHARED;
 			this.maxConcurrent = maxConcurrent;
@@ -283,10 +327,18 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 			return this;
 		}
 
+		/**
+		 * Makes the lock never expire (see {@link LockOptions#noExpiry()}); cannot be combined with autoRenew.
+		 */
+		public Builder noExpiry() {
+			this.expires = false;
+			return this;
+		}
+
 		/** Validates and builds. */
 		public LockOptions build() {
 			return new LockOptions(timeout, retries, delay, backoffMultiplier, maxDelay, maxWait, autoRenew, onFailure,
-					mode, maxConcurrent, holdAtLeast, owner, name);
+					mode, maxConcurrent, holdAtLeast, owner, expires, name);
 		}
 
 	}

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -15,8 +17,10 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.OwnerTokens;
 import dev.distlock.core.internal.StoreCalls;
+import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StoreHealth;
@@ -143,6 +147,61 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	/**
+	 * A fresh lock ID: 128 random bits, URL-safe. Use it where the ID crosses a trust boundary, since whoever knows a
+	 * lock ID can release or renew every lock taken under it.
+	 */
+	public static String newLockId() {
+		return OwnerTokens.next();
+	}
+
+	/**
+	 * A group of locks under the caller's lock ID, empty at first: add exclusive and shared locks on any keys over
+	 * time with {@link LockGroup#lock}, {@link LockGroup#lockShared} and {@link LockGroup#lockAll}. Every member is
+	 * stored under the ID, so any process can then {@link #unlock(String)} or {@link #renew(String, Duration)} them
+	 * by it. Lock IDs are not prefixed: they name locks across the whole store.
+	 * @throws InvalidLockOptionException naming {@code lockId} if the ID is blank, longer than 200 characters or has
+	 * control characters
+	 * @throws UnsupportedOperationException if the provider has no lock IDs
+	 */
+	public LockGroup group(String lockId) {
+		lockIdSupport("lock groups by ID");
+		return new LockGroup(checkLockId(lockId), this, List.of());
+	}
+
+	/**
+	 * Releases every lock taken under the ID, from this or any other process, newest first. Safe to retry: once
+	 * nothing holds the ID it returns an empty list. This template's own handles of the released locks turn
+	 * released, so closing them is not an error; other processes' handles find their lock gone.
+	 * @return the locks released, newest first, as they were just before the release
+	 * @throws UnsupportedOperationException if the provider has no lock IDs
+	 */
+	public List<LockInfo> unlock(String lockId) {
+		LockIdSupport ids = lockIdSupport("unlock by lock ID");
+		String id = checkLockId(lockId);
+		List<LockInfo> released = store.call(null, "unlock by lock ID", () -> ids.unlock(id));
+		handles.releasedById(id, released.stream().map(LockInfo::key).collect(Collectors.toSet()));
+		return released;
+	}
+
+	/**
+	 * Sets the lease of every held lock taken under the ID to {@code ttl} from now, from this or any other process;
+	 * a lock without expiry gets this lease. When {@link LockRenewal#allRenewed()} is false, some lock of the ID had
+	 * already expired (listed in {@link LockRenewal#expired()}), so the caller should assume none is safe.
+	 * @throws InvalidLockOptionException naming {@code ttl} if it is not from 1 ms to 365 days
+	 * @throws UnsupportedOperationException if the provider has no lock IDs
+	 */
+	public LockRenewal renew(String lockId, Duration ttl) {
+		LockIdSupport ids = lockIdSupport("renew by lock ID");
+		String id = checkLockId(lockId);
+		LockOptions.checkDuration("ttl", ttl);
+		long start = nanoClock.getAsLong();
+		LockRenewal renewal = store.call(null, "renew by lock ID", () -> ids.renew(id, ttl));
+		Set<String> keys = renewal.renewed().stream().map(LockInfo::key).collect(Collectors.toSet());
+		handles.renewedById(id, keys, start, ttl);
+		return renewal;
+	}
+
+	/**
 	 * Whether the key is currently held by anyone, exclusively or shared. Takes no lock.
 	 */
 	public boolean isLocked(String key) {
@@ -258,20 +317,67 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	private Optional<LockHandle> tryAcquire(String key, LockOptions options, boolean skip) {
-		return acquirer.acquire(request(fullKey(key), OwnerTokens.next(), options), options, skip);
+		return acquirer.acquire(request(fullKey(key), OwnerTokens.next(), options, null), options, skip);
 	}
 
+	/**
+	 * A group taken at once. On a store with lock IDs its random ID is stored with every member, so the group can
+	 * take more locks and be unlocked by ID; elsewhere the ID stays in this JVM.
+	 */
 	private Optional<LockGroup> tryAcquireAll(Collection<String> keys, LockOptions options, boolean skip) {
+		boolean stored = provider instanceof LockIdSupport;
+		String id = stored ? newLockId() : OwnerTokens.next().substring(0, 12);
+		return acquireAllInGroup(stored ? id : null, id, keys, options, skip)
+			.map(members -> new LockGroup(id, stored ? this : null, members));
+	}
+
+	Optional<LockHandle> acquireInGroup(String lockId, String key, LockOptions options, boolean skip) {
+		return acquirer.acquire(request(fullKey(key), OwnerTokens.next(), options, lockId), options, skip);
+	}
+
+	Optional<List<LockHandle>> acquireAllInGroup(String lockId, Collection<String> keys, LockOptions options,
+			boolean skip) {
+		return acquireAllInGroup(lockId, lockId, keys, options, skip);
+	}
+
+	private Optional<List<LockHandle>> acquireAllInGroup(@Nullable String storedId, String groupId,
+			Collection<String> keys, LockOptions options, boolean skip) {
 		List<String> sorted = keys.stream().map(this::fullKey).distinct().sorted().toList();
 		if (sorted.isEmpty()) {
 			throw new InvalidLockKeyException(null, "A lock group needs at least one key");
 		}
-		return acquirer.acquireAll(sorted, options, this::request, skip);
+		return acquirer.acquireAll(sorted, options, groupId,
+				(fullKey, token, opts) -> request(fullKey, token, opts, storedId), skip);
 	}
 
-	private LockRequest request(String fullKey, String token, LockOptions options) {
+	private LockRequest request(String fullKey, String token, LockOptions options, @Nullable String lockId) {
+		if (!options.expires()) {
+			lockIdSupport("locks without expiry (LockOptions.noExpiry())");
+		}
 		OwnerDetails details = options.owner() != null ? options.owner() : owner;
-		return new LockRequest(fullKey, token, options.timeout(), options.mode(), options.maxConcurrent(), details);
+		return new LockRequest(fullKey, token, options.timeout(), options.mode(), options.maxConcurrent(), details,
+				lockId, !options.expires());
+	}
+
+	private LockIdSupport lockIdSupport(String feature) {
+		if (provider instanceof LockIdSupport ids) {
+			return ids;
+		}
+		throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no " + feature
+				+ ": it does not implement LockIdSupport");
+	}
+
+	private static String checkLockId(@Nullable String lockId) {
+		if (lockId == null || lockId.isBlank()) {
+			throw new InvalidLockOptionException("lockId", "must not be blank");
+		}
+		if (lockId.length() > 200) {
+			throw new InvalidLockOptionException("lockId", "must be at most 200 characters, was " + lockId.length());
+		}
+		if (lockId.chars().anyMatch(Character::isISOControl)) {
+			throw new InvalidLockOptionException("lockId", "must not contain control characters");
+		}
+		return lockId;
 	}
 
 	private String fullKey(@Nullable String key) {

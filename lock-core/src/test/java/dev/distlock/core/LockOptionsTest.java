@@ -174,4 +174,29 @@ class LockOptionsTest {
 			.hasMessageContaining("'" + option + "'");
 	}
 
+	@Test
+	void noExpiryIsAnOptInThatRefusesAutoRenewNamingBoth() {
+		assertThat(LockOptions.defaults().expires()).isTrue();
+		assertThat(LockOptions.noExpiry().expires()).isFalse();
+		assertThat(LockOptions.noExpiry().toBuilder().build().expires()).isFalse();
+		assertThatThrownBy(() -> LockOptions.builder().noExpiry().autoRenew(true).build())
+			.isInstanceOfSatisfying(InvalidLockOptionException.class, error -> {
+				assertThat(error.option()).isEqualTo("autoRenew");
+				assertThat(error.detail()).contains("noExpiry");
+			});
+		// Without a lease, a minimum hold longer than the unused timeout is fine.
+		assertThat(LockOptions.builder().timeout(Duration.ofSeconds(1)).noExpiry()
+			.holdAtLeast(Duration.ofSeconds(5)).build().holdAtLeast()).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void sharedMinusOneMeansUnlimitedAndOtherNegativesAreRefused() {
+		assertThat(LockOptions.shared(LockOptions.UNLIMITED).maxConcurrent()).isEqualTo(Integer.MAX_VALUE);
+		assertThat(LockOptions.shared(4).maxConcurrent()).isEqualTo(4);
+		assertThatThrownBy(() -> LockOptions.shared(-2)).isInstanceOf(InvalidLockOptionException.class)
+			.hasMessageContaining("maxConcurrent");
+		assertThatThrownBy(() -> LockOptions.builder().mode(LockMode.EXCLUSIVE, -1).build())
+			.isInstanceOf(InvalidLockOptionException.class);
+	}
+
 }

@@ -281,4 +281,27 @@ class LockTemplateTest {
 
 	}
 
+	@Test
+	void lockIdsAndLocksWithoutExpiryNeedAProviderWithLockIdsAndSaySo() {
+		LockTemplate plain = new LockTemplate(new ScriptedProvider());
+		assertThatThrownBy(() -> plain.group("job-1")).isInstanceOf(UnsupportedOperationException.class)
+			.hasMessageContaining("LockIdSupport");
+		assertThatThrownBy(() -> plain.unlock("job-1")).isInstanceOf(UnsupportedOperationException.class);
+		assertThatThrownBy(() -> plain.renew("job-1", Duration.ofSeconds(1)))
+			.isInstanceOf(UnsupportedOperationException.class);
+		assertThatThrownBy(() -> plain.tryAcquire("k", LockOptions.noExpiry()))
+			.isInstanceOf(UnsupportedOperationException.class)
+			.hasMessageContaining("noExpiry");
+	}
+
+	@Test
+	void aBlankOrControlCharacterLockIdIsRefusedNamingIt() {
+		LockTemplate memory = new LockTemplate(new dev.distlock.core.memory.InMemoryLockProvider());
+		for (String bad : new String[] { "", "  ", "a\nb", "x".repeat(201) }) {
+			assertThatThrownBy(() -> memory.group(bad)).isInstanceOfSatisfying(InvalidLockOptionException.class,
+					error -> assertThat(error.option()).isEqualTo("lockId"));
+		}
+		assertThat(LockTemplate.newLockId()).hasSize(22).isNotEqualTo(LockTemplate.newLockId());
+	}
+
 }

@@ -8,6 +8,7 @@ import java.util.List;
 
 import org.bson.Document;
 import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.spi.LockRequest;
 
@@ -56,6 +57,30 @@ final class LockDocuments {
 	/** Server time of the last write of any kind; the purger's index. */
 	static final String TOUCHED = "touched";
 
+	/** The exclusive holder's lock ID; in a shared holder's entry, that holder's. */
+	static final String LOCK_ID = "lockId";
+
+	/**
+	 * Every lock ID the document's holders were granted under: the multikey index by which unlock and renew by ID
+	 * find documents. A superset: a holder that expired without release may leave its ID until the next exclusive
+	 * grant, so the members themselves are always read from the holder fields.
+	 */
+	static final String IDS = "ids";
+
+	/** Owner token of an exclusive request waiting for the key; while its mark is live no shared grant is made. */
+	static final String WAITER = "waiter";
+
+	/** Server time of the waiter's last attempt; the mark lives {@link #WAITER_MS} from then. */
+	static final String WAITER_AT = "waiterAt";
+
+	static final String WAITER_MS = "waiterMs";
+
+	/**
+	 * The lease of a lock without expiry: a hundred years, far beyond the longest lease accepted (365 days), so every
+	 * liveness and purge test keeps working unchanged and status can tell it apart.
+	 */
+	static final long NO_EXPIRY_MS = 36_525L * 24 * 3_600_000;
+
 	/**
 	 * Fencing token = base millis * 2^20 + seq. A seq past 2^20 carries into the millisecond part, which keeps the
 	 * order; see docs/MONGO.md for why a document re-created after a purge still issues larger tokens.
@@ -72,6 +97,10 @@ final class LockDocuments {
 	 */
 	static String holderField(String token) {
 		return "t" + ENCODER.encodeToString(token.getBytes(StandardCharsets.UTF_8));
+	}
+
+	static long leaseMs(LockRequest request) {
+		return request.noExpiry() ? NO_EXPIRY_MS : request.lease().toMillis();
 	}
 
 	static long fencing(Document document) {
@@ -106,31 +135,51 @@ final class LockDocuments {
 
 	/**
 	 * The grant filter for an existing document. Exclusive: no live holder at all, or the live exclusive holder is
-	 * this very token. Shared: no live exclusive holder, and fewer than maxConcurrent live shared ones or a live slot
-	 * of this very token. The same-token cases make a repeated acquire (a replay after its reply was lost) a grant
+	 * this very token. Shared: no live exclusive holder, and either a live slot of this very token, or fewer than
+	 * maxConcurrent live shared ones with no live exclusive waiter's mark (writer priority) and no other live holder
+	 * of the same lock ID. The same-token cases make a repeated acquire (a replay after its reply was lost) a grant
 	 * again instead of "held by someone else"; it re-stamps the lease and takes no second slot.
 	 */
 	static Bson grantable(LockRequest request) {
 		Document exclusiveExpired = new Document("$lte", List.of(exclusiveExpiry("", 0), "$$NOW"));
-		Document room = request.shared()
-				? new Document("$lt", List.of(liveSharedCount(0), request.maxConcurrent()))
-				: new Document("$eq", List.of(liveSharedCount(0), 0));
 		// Plain predicates first: a released document has no token (only an exclusive grant sets one; release, forced
 		// release and shared grants unset it), and one nobody shares has an empty holder map. They decide the common
 		// case by index-free equality; the $expr on the database clock decides only when a holder is recorded.
 		List<Object> noExclusive = new ArrayList<>(List.of(new Document(TOKEN, new Document("$exists", false)),
 				new Document("$expr", exclusiveExpired)));
-		List<Object> sharedRoom = new ArrayList<>(List.of(new Document(SHARED, new Document()),
-				new Document("$expr", room)));
-		if (request.shared()) {
-			String mine = SHARED + "." + holderField(request.token()) + ".";
-			sharedRoom.add(new Document("$expr", new Document("$gt", List.of(exclusiveExpiry(mine, 0), "$$NOW"))));
-		}
-		else {
+		if (!request.shared()) {
 			noExclusive.add(new Document(TOKEN, request.token()));
+			Document room = new Document("$eq", List.of(liveSharedCount(0), 0));
+			List<Object> noShared = List.of(new Document(SHARED, new Document()), new Document("$expr", room));
+			return new Document(ID, request.key()).append("$and",
+					List.of(new Document("$or", noExclusive), new Document("$or", noShared)));
 		}
-		return new Document(ID, request.key()).append("$and",
-				List.of(new Document("$or", noExclusive), new Document("$or", sharedRoom)));
+		String mine = SHARED + "." + holderField(request.token());
+		Document mySlotLive = new Document("$expr",
+				new Document("$gt", List.of(exclusiveExpiry(mine + ".", 0), "$$NOW")));
+		Document room = new Document("$lt", List.of(liveSharedCount(0), request.maxConcurrent()));
+		List<Object> newHolder = new ArrayList<>(List.of(
+				new Document("$or", List.of(new Document(SHARED, new Document()), new Document("$expr", room))),
+				new Document("$or", List.of(new Document(WAITER, new Document("$exists", false)),
+						new Document("$expr", new Document("$lte", List.of(
+								new Document("$add", List.of("$" + WAITER_AT, "$" + WAITER_MS)), "$$NOW")))))));
+		if (request.lockId() != null) {
+			newHolder.add(new Document("$expr", new Document("$eq",
+					List.of(liveSharedWithId(request.lockId(), holderField(request.token())), 0))));
+		}
+		return new Document(ID, request.key()).append("$and", List.of(new Document("$or", noExclusive),
+				new Document("$or", List.of(mySlotLive, new Document("$and", newHolder)))));
+	}
+
+	/** How many live shared holders other than {@code exceptField} hold the key under the lock ID. */
+	private static Document liveSharedWithId(String lockId, String exceptField) {
+		Document cond = new Document("$and", List.of(
+				new Document("$eq", List.of("$$h.v." + LOCK_ID, new Document("$literal", lockId))),
+				new Document("$ne", List.of("$$h.k", exceptField)),
+				new Document("$gt", List.of(exclusiveExpiry("$h.v.", 0), "$$NOW"))));
+		return new Document("$size", new Document("$filter",
+				new Document("input", new Document("$objectToArray", "$" + SHARED)).append("as", "h")
+					.append("cond", cond)));
 	}
 
 	/**
@@ -147,6 +196,7 @@ final class LockDocuments {
 	 */
 	static Bson grant(LockRequest request, boolean inserting) {
 		Document set = new Document(MODE, request.mode().name());
+		String lockId = request.lockId();
 		Document currentDate = new Document(TOUCHED, true);
 		Document unset = new Document();
 		Document update = new Document("$inc", new Document(SEQ, 1L));
@@ -157,7 +207,11 @@ final class LockDocuments {
 			String holder = SHARED + "." + holderField(request.token()) + ".";
 			set.append(holder + OWNER, request.owner().owner())
 				.append(holder + HOST, request.owner().host())
-				.append(holder + LEASE_MS, request.lease().toMillis());
+				.append(holder + LEASE_MS, leaseMs(request));
+			if (lockId != null) {
+				set.append(holder + LOCK_ID, lockId);
+				update.append("$addToSet", new Document(IDS, lockId));
+			}
 			currentDate.append(holder + AT, true).append(holder + ACQUIRED_AT, true);
 			if (inserting) {
 				set.append(LEASE_MS, 0L); // the exclusive part starts out expired
@@ -171,8 +225,17 @@ final class LockDocuments {
 			set.append(TOKEN, request.token())
 				.append(OWNER, request.owner().owner())
 				.append(HOST, request.owner().host())
-				.append(LEASE_MS, request.lease().toMillis())
-				.append(SHARED, new Document()); // every shared holder is expired (the filter said so): drop them
+				.append(LEASE_MS, leaseMs(request))
+				.append(SHARED, new Document()) // every shared holder is expired (the filter said so): drop them
+				.append(IDS, lockId != null ? List.of(lockId) : List.of());
+			if (lockId != null) {
+				set.append(LOCK_ID, lockId);
+			}
+			else {
+				unset.append(LOCK_ID, "");
+			}
+			// The writer got in: its mark (or a waiting rival's, which the rival's next attempt renews) goes.
+			unset.append(WAITER, "").append(WAITER_AT, "").append(WAITER_MS, "");
 			currentDate.append(AT, true).append(ACQUIRED_AT, true);
 		}
 		if (!unset.isEmpty()) {
@@ -192,7 +255,11 @@ final class LockDocuments {
 	}
 
 	static Bson extend(String token, boolean shared, long leaseMs) {
-		String prefix = shared ? SHARED + "." + holderField(token) + "." : "";
+		return extendAt(shared ? SHARED + "." + holderField(token) + "." : "", leaseMs);
+	}
+
+	/** The extend of the holder whose fields start with {@code prefix} ("" for the exclusive holder). */
+	static Bson extendAt(String prefix, long leaseMs) {
 		return new Document("$set", new Document(prefix + LEASE_MS, leaseMs)).append("$currentDate",
 				new Document(prefix + AT, true).append(TOUCHED, true));
 	}
@@ -219,20 +286,46 @@ final class LockDocuments {
 	 * Release marks the document free instead of deleting it, so its fencing sequence carries on; an exclusive
 	 * release records the token in {@link #RELEASED}, and applying it again changes nothing that matters.
 	 */
-	static Bson release(String token, boolean shared) {
-		if (shared) {
-			return new Document("$unset", new Document(SHARED + "." + holderField(token), ""))
-				.append("$currentDate", new Document(TOUCHED, true));
-		}
-		return new Document("$unset", new Document(TOKEN, ""))
-			.append("$set", new Document(LEASE_MS, 0L).append(RELEASED, token))
+	static Bson release(String token, boolean shared, @Nullable String lockId) {
+		return shared ? releaseShared(holderField(token), lockId) : releaseExclusive(token);
+	}
+
+	/** An exclusive release; the holder was the only one, so the document keeps no lock ID. */
+	static Bson releaseExclusive(String token) {
+		return new Document("$unset", new Document(TOKEN, "").append(LOCK_ID, ""))
+			.append("$set", new Document(LEASE_MS, 0L).append(RELEASED, token).append(IDS, List.of()))
 			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
+	}
+
+	/**
+	 * A shared holder's release, by its entry's field; its lock ID leaves the index (no other live holder of the key
+	 * has it: one shared lock per ID and key).
+	 */
+	static Bson releaseShared(String field, @Nullable String lockId) {
+		Document update = new Document("$unset", new Document(SHARED + "." + field, ""))
+			.append("$currentDate", new Document(TOUCHED, true));
+		return lockId != null ? update.append("$pull", new Document(IDS, lockId)) : update;
+	}
+
+	/** Marks a waiting exclusive request on the key for {@code validityMs} from the server's now. */
+	static Bson markWaiter(String token, long validityMs) {
+		return new Document("$set", new Document(WAITER, token).append(WAITER_MS, validityMs))
+			.append("$currentDate", new Document(WAITER_AT, true));
+	}
+
+	/** Withdraws the waiter's mark; the filter names its token, so a rival's later mark stays. */
+	static Bson waiterOf(String key, String token) {
+		return new Document(ID, key).append(WAITER, token);
+	}
+
+	static Bson clearWaiter() {
+		return new Document("$unset", new Document(WAITER, "").append(WAITER_AT, "").append(WAITER_MS, ""));
 	}
 
 	/** Forced release: drops every holder but keeps the document, and so the fencing sequence. */
 	static Bson clearAll() {
-		return new Document("$unset", new Document(TOKEN, ""))
-			.append("$set", new Document(LEASE_MS, 0L).append(SHARED, new Document()))
+		return new Document("$unset", new Document(TOKEN, "").append(LOCK_ID, ""))
+			.append("$set", new Document(LEASE_MS, 0L).append(SHARED, new Document()).append(IDS, List.of()))
 			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
 	}
 

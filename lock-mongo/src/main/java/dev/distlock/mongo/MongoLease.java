@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 
 import org.bson.Document;
 import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
 
 import com.mongodb.client.MongoCollection;
 
@@ -26,6 +27,8 @@ final class MongoLease implements Lease {
 
 	private final boolean shared;
 
+	private final @Nullable String lockId;
+
 	private final long fencingToken;
 
 	private final Duration callTimeout;
@@ -36,13 +39,14 @@ final class MongoLease implements Lease {
 	/** {@link System#nanoTime()} at which the lease ends as this JVM counts it: from before the granting send. */
 	private volatile long expiresAtNanos;
 
-	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, long fencingToken,
-			long expiresAtNanos, Duration callTimeout) {
+	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, @Nullable String lockId,
+			long fencingToken, long expiresAtNanos, Duration callTimeout) {
 		this.collection = collection;
 		this.callTimeout = callTimeout;
 		this.key = key;
 		this.token = token;
 		this.shared = shared;
+		this.lockId = lockId;
 		this.fencingToken = fencingToken;
 		this.expiresAtNanos = expiresAtNanos;
 	}
@@ -101,7 +105,7 @@ final class MongoLease implements Lease {
 	}
 
 	private boolean releaseWhere(long bound, Bson filter) {
-		return CallBounds.bounded(collection, bound).updateOne(filter, LockDocuments.release(token, shared))
+		return CallBounds.bounded(collection, bound).updateOne(filter, LockDocuments.release(token, shared, lockId))
 			.getMatchedCount() == 1;
 	}
 

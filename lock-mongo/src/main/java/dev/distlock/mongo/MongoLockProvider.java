@@ -22,18 +22,23 @@ import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.IndexModel;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 
 import dev.distlock.core.LockStoreException;
+import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
-import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.core.spi.WaitingLockProvider;
+import dev.distlock.core.spi.WriterPriority;
 
 import static dev.distlock.mongo.LockDocuments.ID;
 import static dev.distlock.mongo.LockDocuments.SHARED;
@@ -41,15 +46,21 @@ import static dev.distlock.mongo.LockDocuments.SHARED;
 /**
  * Locks in MongoDB, one document per key, with expiry on the database clock, owner-checked release and extend, and
  * fencing tokens that keep increasing after the purger removes a document. Every store call is bounded (see
- * {@link CallBounds} and docs/MONGO.md). {@link #start()} creates the index, schedules the purger as the settings say
- * and warns when it finds a mongos router; {@link #close()} stops the purger.
+ * {@link CallBounds} and docs/MONGO.md). Locks may carry a lock ID (unlock and renew by ID, see {@link MongoLockIds})
+ * and may have no expiry; a waiting exclusive request keeps new shared holders out ({@link MongoAcquisition}).
+ * {@link #start()} creates the indexes, schedules the purger as the settings say and warns when it finds a mongos
+ * router; {@link #close()} stops the purger.
  */
-public final class MongoLockProvider implements LockProvider, LockStatusSource, StoreHealth, AutoCloseable {
+public final class MongoLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, LockIdSupport,
+		WriterPriority, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(MongoLockProvider.class);
 
 	/** The name of the purger's index on {@code touched}. */
 	public static final String TOUCHED_INDEX = "distlock_touched";
+
+	/** The name of the lock-ID index on {@code ids}. */
+	public static final String LOCK_ID_INDEX = "distlock_lock_ids";
 
 	/** Logged by {@link #start()} when the server is a mongos router. */
 	static final String MONGOS_WARNING = "distlock's Mongo lock store is connected through a mongos router: lock "
@@ -142,7 +153,9 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	 */
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
-		CallBounds.leaseMillis("timeout", request.lease());
+		if (!request.noExpiry()) {
+			CallBounds.leaseMillis("timeout", request.lease());
+		}
 		long start = System.nanoTime();
 		long deadline = start + TimeUnit.MILLISECONDS.toNanos(CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout()));
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
@@ -166,8 +179,10 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 		if (request.shared()) {
 			pruneExpiredHolders(request, granted, deadline);
 		}
+		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
+		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
 		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
-				LockDocuments.fencing(granted), start + request.lease().toNanos(), settings.callTimeout()));
+				request.lockId(), LockDocuments.fencing(granted), start + leaseNanos, settings.callTimeout()));
 	}
 
 	/** One grant statement with what is left of the attempt's bound. */
@@ -228,7 +243,7 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 		return MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
 				() -> CallBounds.bounded(collection, bound)
 					.updateOne(LockDocuments.heldByToken(request.key(), request.token(), request.shared()),
-							LockDocuments.release(request.token(), request.shared()))
+							LockDocuments.release(request.token(), request.shared(), request.lockId()))
 					.getMatchedCount() == 1, null);
 	}
 
@@ -292,6 +307,59 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 		}
 	}
 
+	/**
+	 * Starts a waiting acquisition: it polls, and an exclusive one keeps new shared holders out while it waits.
+	 */
+	@Override
+	public Acquisition begin(LockRequest request) {
+		return new MongoAcquisition(this, request);
+	}
+
+	/**
+	 * Marks the exclusive request as waiting for its key for {@code validityMs} on the database clock. Best effort:
+	 * priority is about fairness, not safety, so a failure is logged and the wait goes on.
+	 * @return whether a mark was written
+	 */
+	boolean markWaiter(LockRequest request, long validityMs) {
+		try {
+			return admin().updateOne(new Document(ID, request.key()),
+					LockDocuments.markWaiter(request.token(), validityMs)).getMatchedCount() == 1;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Withdraws this request's waiting mark, if it is still the one recorded. Never throws: the mark ends by itself.
+	 */
+	void clearWaiter(LockRequest request) {
+		try {
+			admin().updateOne(LockDocuments.waiterOf(request.key(), request.token()), LockDocuments.clearWaiter());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not withdraw the waiting mark on lock '" + request.key() + "'; it ends by itself", ex);
+		}
+	}
+
+	/**
+	 * {@inheritDoc} One read through the {@code ids} index, then one update per lock of the ID.
+	 */
+	@Override
+	public List<LockInfo> unlock(String lockId) {
+		return MongoErrors.call(null, "unlock by lock ID", ADMIN_MS, () -> MongoLockIds.unlock(admin(), lockId));
+	}
+
+	/**
+	 * {@inheritDoc} One read through the {@code ids} index, then one update per held lock of the ID.
+	 */
+	@Override
+	public LockRenewal renew(String lockId, Duration ttl) {
+		CallBounds.leaseMillis("ttl", ttl);
+		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, ttl));
+	}
+
 	@Override
 	public boolean isLocked(String key) {
 		return MongoErrors.call(key, "check", ADMIN_MS, () -> admin()
@@ -331,12 +399,14 @@ public final class MongoLockProvider implements LockProvider, LockStatusSource, 
 	}
 
 	/**
-	 * Creates the index on {@code touched} the purger ranges over; status queries use the {@code _id} index.
-	 * Idempotent.
+	 * Creates the index on {@code touched} the purger ranges over and the one on {@code ids} that unlock and renew by
+	 * lock ID use; status queries use the {@code _id} index. Idempotent.
 	 */
 	public void createIndexes() {
 		MongoErrors.call(null, "create indexes in '" + settings.collection() + "'", MAINTENANCE_MS,
-				() -> CallBounds.bounded(collection, MAINTENANCE_MS).createIndex(new Document(LockDocuments.TOUCHED, 1), new IndexOptions().name(TOUCHED_INDEX)));
+				() -> CallBounds.bounded(collection, MAINTENANCE_MS).createIndexes(List.of(
+						new IndexModel(new Document(LockDocuments.TOUCHED, 1), new IndexOptions().name(TOUCHED_INDEX)),
+						new IndexModel(new Document(LockDocuments.IDS, 1), new IndexOptions().name(LOCK_ID_INDEX)))));
 	}
 
 	/**

@@ -43,10 +43,17 @@ final class MongoLockStatus {
 		if (query.keyPrefix() != null && !query.keyPrefix().isEmpty()) {
 			match.append(ID, new Document("$regex", "^" + escapeRegex(query.keyPrefix())));
 		}
-		switch (query.state()) {
-			case HELD -> match.append("$expr", LockDocuments.held());
-			case EXPIRED -> match.append("$expr", new Document("$not", List.of(LockDocuments.held())));
-			case ANY -> {
+		String lockId = query.lockId();
+		if (lockId != null) {
+			// By lock ID: the index narrows the documents, and each member is then judged as its own holder.
+			match.append(LockDocuments.IDS, lockId);
+		}
+		else {
+			switch (query.state()) {
+				case HELD -> match.append("$expr", LockDocuments.held());
+				case EXPIRED -> match.append("$expr", new Document("$not", List.of(LockDocuments.held())));
+				case ANY -> {
+				}
 			}
 		}
 		List<Bson> pipeline = List.of(new Document("$match", match),
@@ -56,12 +63,63 @@ final class MongoLockStatus {
 		List<LockInfo> result = new ArrayList<>();
 		for (Document document : collection.aggregate(pipeline)) {
 			long nowMs = document.getDate(NOW).getTime();
+			if (lockId != null) {
+				for (Member member : members(document, lockId, nowMs)) {
+					if (query.matches(member.info())) {
+						result.add(member.info());
+					}
+				}
+				continue;
+			}
 			LockInfo info = toInfo(document, nowMs);
 			if (everyOwner.matches(info) && (owner == null || heldBy(document, info, nowMs, owner))) {
 				result.add(info);
 			}
 		}
 		return result;
+	}
+
+	/**
+	 * One lock of a lock ID on a document: the exclusive holder ({@code field} null) or a shared holder's entry.
+	 * @param holder the fields of the holder: the document itself, or the shared entry
+	 * @param info the lock as this holder sees it at the server's {@code nowMs}
+	 */
+	record Member(Document document, @Nullable String field, Document holder, LockInfo info) {
+
+		String key() {
+			return info.key();
+		}
+
+		boolean live() {
+			return info.held();
+		}
+
+	}
+
+	/** The document's holders recorded under the lock ID, live or expired. */
+	static List<Member> members(Document document, String lockId, long nowMs) {
+		List<Member> members = new ArrayList<>();
+		if (document.containsKey(LockDocuments.TOKEN) && lockId.equals(document.getString(LockDocuments.LOCK_ID))) {
+			members.add(new Member(document, null, document,
+					holderInfo(document, document, LockMode.EXCLUSIVE, nowMs)));
+		}
+		for (var entry : document.get(SHARED, Document.class).entrySet()) {
+			Document holder = (Document) entry.getValue();
+			if (lockId.equals(holder.getString(LockDocuments.LOCK_ID))) {
+				members.add(new Member(document, entry.getKey(), holder,
+						holderInfo(document, holder, LockMode.SHARED, nowMs)));
+			}
+		}
+		return members;
+	}
+
+	/** One holder's lock: its own details, lease and lock ID, the key's latest fencing token. */
+	static LockInfo holderInfo(Document document, Document holder, LockMode mode, long nowMs) {
+		long expiry = expiry(holder);
+		boolean live = expiry > nowMs;
+		return new LockInfo(document.getString(ID), mode, holder.getString(OWNER), holder.getString(HOST),
+				LockDocuments.fencing(document), instant(holder.getDate(ACQUIRED_AT)), remaining(holder, nowMs),
+				live ? 1 : 0, holder.getString(LockDocuments.LOCK_ID), renewedAt(holder), ttl(holder));
 	}
 
 	/**
@@ -90,11 +148,11 @@ final class MongoLockStatus {
 		long fencing = LockDocuments.fencing(document);
 		long exclusiveExpiry = expiry(document);
 		if (exclusiveExpiry > nowMs) {
-			return new LockInfo(key, LockMode.EXCLUSIVE, document.getString(OWNER), document.getString(HOST), fencing,
-					instant(document.getDate(ACQUIRED_AT)), Duration.ofMillis(exclusiveExpiry - nowMs), 1);
+			return holderInfo(document, document, LockMode.EXCLUSIVE, nowMs);
 		}
 		Document first = null;
 		long latest = exclusiveExpiry;
+		boolean forever = false;
 		int live = 0;
 		for (Object value : document.get(SHARED, Document.class).values()) { // always present, see LockDocuments
 			Document holder = (Document) value;
@@ -102,6 +160,7 @@ final class MongoLockStatus {
 			latest = Math.max(latest, holderExpiry);
 			if (holderExpiry > nowMs) {
 				live++;
+				forever |= ttl(holder) == null;
 				if (first == null || holder.getDate(ACQUIRED_AT).before(first.getDate(ACQUIRED_AT))) {
 					first = holder;
 				}
@@ -109,15 +168,39 @@ final class MongoLockStatus {
 		}
 		if (first != null) {
 			return new LockInfo(key, LockMode.SHARED, first.getString(OWNER), first.getString(HOST), fencing,
-					instant(first.getDate(ACQUIRED_AT)), Duration.ofMillis(latest - nowMs), live);
+					instant(first.getDate(ACQUIRED_AT)), forever ? LockInfo.NO_EXPIRY : Duration.ofMillis(latest - nowMs),
+					live, first.getString(LockDocuments.LOCK_ID), renewedAt(first), ttl(first));
 		}
 		LockMode mode = LockMode.valueOf(document.getString(MODE));
 		return new LockInfo(key, mode, document.getString(OWNER), document.getString(HOST), fencing,
-				instant(document.getDate(ACQUIRED_AT)), Duration.ofMillis(latest - nowMs), 0);
+				instant(document.getDate(ACQUIRED_AT)), Duration.ofMillis(latest - nowMs), 0,
+				document.getString(LockDocuments.LOCK_ID), renewedAt(document), ttl(document));
 	}
 
 	private static long expiry(Document holder) {
-		return holder.getDate(AT).getTime() + ((Number) holder.get(LEASE_MS)).longValue();
+		return holder.getDate(AT).getTime() + leaseMs(holder);
+	}
+
+	private static long leaseMs(Document holder) {
+		return ((Number) holder.get(LEASE_MS)).longValue();
+	}
+
+	/** The lease set at the grant or the last renewal; null for a lock without expiry. */
+	private static @Nullable Duration ttl(Document holder) {
+		long leaseMs = leaseMs(holder);
+		return leaseMs == LockDocuments.NO_EXPIRY_MS ? null : Duration.ofMillis(leaseMs);
+	}
+
+	private static Duration remaining(Document holder, long nowMs) {
+		long expiry = expiry(holder);
+		return ttl(holder) == null && expiry > nowMs ? LockInfo.NO_EXPIRY : Duration.ofMillis(expiry - nowMs);
+	}
+
+	/** The last extend or renewal: {@code at} when it is later than the grant. */
+	private static @Nullable Instant renewedAt(Document holder) {
+		Date at = holder.getDate(AT);
+		Date acquired = holder.getDate(ACQUIRED_AT);
+		return at != null && acquired != null && at.after(acquired) ? at.toInstant() : null;
 	}
 
 	private static @Nullable Instant instant(@Nullable Date date) {

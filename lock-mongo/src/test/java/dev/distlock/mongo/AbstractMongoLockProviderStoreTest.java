@@ -182,10 +182,11 @@ abstract class AbstractMongoLockProviderStoreTest {
 	}
 
 	@Test
-	void createIndexesCreatesThePurgerIndexAndStartSkipsItWhenDisabled() {
+	void createIndexesCreatesThePurgerAndLockIdIndexesAndStartSkipsThemWhenDisabled() {
 		provider.createIndexes();
 		provider.createIndexes(); // idempotent
-		assertThat(indexNames(collection)).containsExactlyInAnyOrder("_id_", MongoLockProvider.TOUCHED_INDEX);
+		assertThat(indexNames(collection)).containsExactlyInAnyOrder("_id_", MongoLockProvider.TOUCHED_INDEX,
+				MongoLockProvider.LOCK_ID_INDEX);
 
 		String other = settings.collection() + "_noidx";
 		MongoLockSettings noIndexes = new MongoLockSettings(other, settings.writeConcern(), false, null,

@@ -62,8 +62,8 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 			long attemptNanos, long loopNanos) {
 		Duration waited = Duration.ofNanos(nanoClock.getAsLong() - loopNanos);
 		ManagedLockHandle handle = new ManagedLockHandle(request.key(), request.token(), lease, options.mode(),
-				options.name(), groupId, waited, options.timeout(), options.holdAtLeast(), attemptNanos, store, this,
-				nanoClock);
+				options.name(), groupId, waited, options.timeout(), options.expires(), options.holdAtLeast(),
+				attemptNanos, store, this, nanoClock);
 		if (registrations.incrementAndGet() % PRUNE_EVERY == 0) {
 			pruneRunOut();
 		}
@@ -96,6 +96,29 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	 */
 	private void pruneRunOut() {
 		held.removeIf(handle -> !handle.isHeld());
+	}
+
+	/**
+	 * Marks this template's handles of the lock ID on the released keys as released: the template unlocked them by
+	 * ID, so closing them afterwards is not an error.
+	 */
+	public void releasedById(String lockId, Set<String> keys) {
+		for (ManagedLockHandle handle : List.copyOf(held)) {
+			if (lockId.equals(handle.groupId()) && keys.contains(handle.key())) {
+				handle.releasedById();
+			}
+		}
+	}
+
+	/**
+	 * Counts the lease of this template's handles of the lock ID on the renewed keys from {@code startNanos}.
+	 */
+	public void renewedById(String lockId, Set<String> keys, long startNanos, Duration ttl) {
+		for (ManagedLockHandle handle : held) {
+			if (lockId.equals(handle.groupId()) && keys.contains(handle.key())) {
+				handle.renewedById(startNanos, ttl);
+			}
+		}
 	}
 
 	/**

@@ -22,6 +22,7 @@ import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
 
 /**
  * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
@@ -71,6 +72,9 @@ public final class ManagedLockHandle implements LockHandle {
 
 	private volatile long expiresAtNanos;
 
+	/** False for a lock without expiry until an extend gives it a lease. */
+	private volatile boolean expires;
+
 	private volatile @Nullable ScheduledFuture<?> renewal;
 
 	/** Whether a renewal is running now, so a renewal stuck in the store is not stacked with more. */
@@ -79,10 +83,12 @@ public final class ManagedLockHandle implements LockHandle {
 	/**
 	 * Wraps a granted lease.
 	 * @param requestedNanos when the successful attempt was sent; the lease is counted from then
+	 * @param expires false for a lock without expiry, whose {@code timeout} is unused
 	 */
 	public ManagedLockHandle(String key, String token, Lease lease, LockMode mode, @Nullable String name,
-			@Nullable String groupId, Duration waited, Duration timeout, @Nullable Duration holdAtLeast,
-			long requestedNanos, StoreCalls store, HandleEvents events, LongSupplier nanoClock) {
+			@Nullable String groupId, Duration waited, Duration timeout, boolean expires,
+			@Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store, HandleEvents events,
+			LongSupplier nanoClock) {
 		this.key = key;
 		this.token = token;
 		this.lease = lease;
@@ -98,6 +104,7 @@ public final class ManagedLockHandle implements LockHandle {
 		this.events = events;
 		this.nanoClock = nanoClock;
 		this.expiresAtNanos = requestedNanos + timeout.toNanos();
+		this.expires = expires;
 	}
 
 	@Override
@@ -152,12 +159,15 @@ public final class ManagedLockHandle implements LockHandle {
 		if (state.get() != State.HELD) {
 			return Duration.ZERO;
 		}
+		if (!expires) {
+			return LockInfo.NO_EXPIRY;
+		}
 		return Duration.ofNanos(Math.max(0, expiresAtNanos - nanoClock.getAsLong()));
 	}
 
 	@Override
 	public boolean isHeld() {
-		return state.get() == State.HELD && nanoClock.getAsLong() - expiresAtNanos < 0;
+		return state.get() == State.HELD && (!expires || nanoClock.getAsLong() - expiresAtNanos < 0);
 	}
 
 	@Override
@@ -189,6 +199,28 @@ public final class ManagedLockHandle implements LockHandle {
 					"Cannot extend lock '" + key() + "': it is no longer held under this owner token", null);
 		}
 		expiresAtNanos = start + newLease.toNanos();
+		expires = true; // a lock without expiry that is extended has a lease from now on, as in the store
+	}
+
+	/**
+	 * Marks the handle released because its lock ID was unlocked through the template: the store no longer holds
+	 * it, and closing the handle afterwards is not an error.
+	 */
+	void releasedById() {
+		if (state.compareAndSet(State.HELD, State.RELEASED)) {
+			cancelRenewal();
+			events.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
+		}
+	}
+
+	/**
+	 * Counts the lease from {@code startNanos} again: its lock ID was renewed through the template.
+	 */
+	void renewedById(long startNanos, Duration ttl) {
+		if (state.get() == State.HELD) {
+			expiresAtNanos = startNanos + ttl.toNanos();
+			expires = true;
+		}
 	}
 
 	@Override

@@ -1,11 +1,8 @@
 package dev.distlock.core.memory;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,30 +15,39 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.distlock.core.LockMode;
-import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
-import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
-import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.core.spi.WaitingLockProvider;
+import dev.distlock.core.spi.WriterPriority;
+import dev.distlock.core.memory.MemorySlot.Holder;
 
 /**
  * Locks inside one JVM, for tests and single-instance applications. Leases expire on the monotonic clock; fencing
  * tokens come from one counter for the whole provider, so they increase per key even after a key's record is gone.
- * Waiters are woken on release.
+ * Waiters are woken on release; a waiting exclusive request keeps new shared holders out (writer priority). Locks may
+ * carry a lock ID and may have no expiry; an expired lock of an ID stays on record for {@link #unlock(String)} and
+ * {@link #renew(String, Duration)} until its ID is unlocked or for an hour.
  */
-public final class InMemoryLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth {
+public final class InMemoryLockProvider
+		implements WaitingLockProvider, LockStatusSource, StoreHealth, LockIdSupport, WriterPriority {
 
 	private static final int SWEEP_EVERY = 1024;
 
-	private final Map<String, Slot> slots = new ConcurrentHashMap<>();
+	private static final Duration EXPIRED_RECORD_RETENTION = Duration.ofHours(1);
+
+	private final Map<String, MemorySlot> slots = new ConcurrentHashMap<>();
 
 	private final Map<String, Set<Signal>> watches = new ConcurrentHashMap<>();
+
+	/** Lock ID to key to the record of its lock that expired there. */
+	private final Map<String, Map<String, Expired>> expiredById = new ConcurrentHashMap<>();
 
 	private final AtomicLong fencing = new AtomicLong();
 
@@ -70,29 +76,40 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
+		return tryAcquire(request, null);
+	}
+
+	/**
+	 * One attempt; a refused exclusive attempt of a waiting acquisition ({@code writer}) registers it in the slot.
+	 */
+	private Optional<Lease> tryAcquire(LockRequest request, @Nullable Object writer) {
 		if (acquisitions.incrementAndGet() % SWEEP_EVERY == 0) {
 			sweep();
 		}
 		while (true) {
-			Slot slot = slots.computeIfAbsent(request.key(), key -> new Slot());
+			MemorySlot slot = slots.computeIfAbsent(request.key(), key -> new MemorySlot());
 			synchronized (slot) {
 				if (slot.removed) {
 					continue; // raced with the last release of this key; take the fresh slot
 				}
 				long now = nanoClock.getAsLong();
-				slot.prune(now);
-				// Three cases: free, shared with room for a shared request, or held.
-				boolean free = slot.holders.isEmpty();
-				boolean roomToShare = request.shared() && slot.mode == LockMode.SHARED
-						&& slot.holders.size() < request.maxConcurrent();
-				if (!free && !roomToShare) {
+				prune(request.key(), slot, now);
+				if (!slot.grantable(request)) {
+					if (writer != null) {
+						slot.writers.add(writer);
+					}
 					return Optional.empty();
+				}
+				if (writer != null) {
+					slot.writers.remove(writer);
 				}
 				long token = fencing.incrementAndGet();
 				slot.mode = request.mode();
 				slot.lastFencing = token;
-				slot.holders.put(request.token(), new Holder(request.owner(), Instant.now(),
-						now + request.lease().toNanos()));
+				slot.holders.put(request.token(), new Holder(request, token, now));
+				if (request.lockId() != null) {
+					forgetExpired(request.lockId(), request.key());
+				}
 				return Optional.of(new MemoryLease(request.key(), request.token(), token));
 			}
 		}
@@ -100,12 +117,12 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 
 	@Override
 	public boolean isLocked(String key) {
-		Slot slot = slots.get(key);
+		MemorySlot slot = slots.get(key);
 		if (slot == null) {
 			return false;
 		}
 		synchronized (slot) {
-			slot.prune(nanoClock.getAsLong());
+			prune(key, slot, nanoClock.getAsLong());
 			return !slot.holders.isEmpty();
 		}
 	}
@@ -115,16 +132,21 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 		long now = nanoClock.getAsLong();
 		List<LockInfo> result = new ArrayList<>();
 		slots.forEach((key, slot) -> {
-			LockInfo info;
+			List<LockInfo> infos = new ArrayList<>();
 			synchronized (slot) {
 				if (slot.removed || slot.holders.isEmpty()) {
 					return;
 				}
-				info = slot.info(key, now);
+				if (query.lockId() == null) {
+					infos.add(slot.info(key, now));
+				}
+				else {
+					slot.holders.values().stream()
+						.filter(holder -> query.lockId().equals(holder.lockId))
+						.forEach(holder -> infos.add(slot.info(key, holder, now)));
+				}
 			}
-			if (query.matches(info)) {
-				result.add(info);
-			}
+			infos.stream().filter(query::matches).forEach(result::add);
 		});
 		result.sort(Comparator.comparing(LockInfo::key));
 		return result;
@@ -132,7 +154,7 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 
 	@Override
 	public boolean forceRelease(String key) {
-		Slot slot = slots.get(key);
+		MemorySlot slot = slots.get(key);
 		if (slot == null) {
 			return false;
 		}
@@ -140,11 +162,70 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 		synchronized (slot) {
 			removed = !slot.removed && !slot.holders.isEmpty();
 			slot.holders.clear();
-			slot.removed = true;
-			slots.remove(key, slot);
+			removeIfIdle(key, slot);
 		}
 		signalRelease(key);
 		return removed;
+	}
+
+	@Override
+	public List<LockInfo> unlock(String lockId) {
+		expiredById.remove(lockId);
+		record Member(String key, MemorySlot slot, String token, long fencing) {
+		}
+		List<Member> members = new ArrayList<>();
+		slots.forEach((key, slot) -> {
+			synchronized (slot) {
+				prune(key, slot, nanoClock.getAsLong());
+				slot.holders.forEach((token, holder) -> {
+					if (lockId.equals(holder.lockId)) {
+						members.add(new Member(key, slot, token, holder.fencing));
+					}
+				});
+			}
+		});
+		expiredById.remove(lockId); // what expired while looking
+		members.sort(Comparator.comparingLong(Member::fencing).reversed()); // newest first
+		List<LockInfo> released = new ArrayList<>();
+		for (Member member : members) {
+			synchronized (member.slot()) {
+				Holder holder = member.slot().holders.get(member.token());
+				long now = nanoClock.getAsLong();
+				if (member.slot().removed || holder == null || !holder.live(now)) {
+					continue; // released by its handle meanwhile, or just expired
+				}
+				released.add(member.slot().info(member.key(), holder, now));
+				member.slot().holders.remove(member.token());
+				removeIfIdle(member.key(), member.slot());
+			}
+			signalRelease(member.key());
+		}
+		return released;
+	}
+
+	@Override
+	public LockRenewal renew(String lockId, Duration ttl) {
+		record Renewed(LockInfo info, long fencing) {
+		}
+		List<Renewed> renewed = new ArrayList<>();
+		slots.forEach((key, slot) -> {
+			synchronized (slot) {
+				long now = nanoClock.getAsLong();
+				prune(key, slot, now);
+				for (Holder holder : slot.holders.values()) {
+					if (lockId.equals(holder.lockId)) {
+						holder.renew(ttl, now);
+						renewed.add(new Renewed(slot.info(key, holder, now), holder.fencing));
+					}
+				}
+			}
+		});
+		renewed.sort(Comparator.comparingLong(Renewed::fencing).reversed());
+		List<LockInfo> expired = expiredById.getOrDefault(lockId, Map.of()).values().stream()
+			.map(Expired::info)
+			.sorted(Comparator.comparing(LockInfo::key))
+			.toList();
+		return new LockRenewal(lockId, renewed.stream().map(Renewed::info).toList(), expired);
 	}
 
 	@Override
@@ -153,7 +234,8 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 	}
 
 	/**
-	 * Watches the key from the start, so a release between a refused attempt and the wait is never missed.
+	 * Watches the key from the start, so a release between a refused attempt and the wait is never missed. An
+	 * exclusive acquisition also keeps new shared holders out while it waits.
 	 */
 	@Override
 	public Acquisition begin(LockRequest request) {
@@ -163,19 +245,45 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 	}
 
 	/**
-	 * Drops records whose holders have all expired; their fencing tokens stay covered by the provider's counter.
+	 * Drops records whose holders have all expired (their fencing tokens stay covered by the provider's counter), and
+	 * expired-lock records past their retention.
 	 */
 	void sweep() {
 		long now = nanoClock.getAsLong();
 		slots.forEach((key, slot) -> {
 			synchronized (slot) {
-				slot.prune(now);
-				if (slot.holders.isEmpty()) {
-					slot.removed = true;
-					slots.remove(key, slot);
-				}
+				prune(key, slot, now);
+				removeIfIdle(key, slot);
 			}
 		});
+		long retention = EXPIRED_RECORD_RETENTION.toNanos();
+		expiredById.values().forEach(records -> records.values().removeIf(record -> now - record.at() > retention));
+		expiredById.values().removeIf(Map::isEmpty);
+	}
+
+	/** Prunes the slot's expired holders, keeping a record of those with a lock ID. Under the slot's monitor. */
+	private void prune(String key, MemorySlot slot, long now) {
+		for (Holder holder : slot.prune(now)) {
+			if (holder.lockId != null) {
+				expiredById.computeIfAbsent(holder.lockId, id -> new ConcurrentHashMap<>())
+					.put(key, new Expired(slot.info(key, holder, now), now));
+			}
+		}
+	}
+
+	private void forgetExpired(String lockId, String key) {
+		expiredById.computeIfPresent(lockId, (id, records) -> {
+			records.remove(key);
+			return records.isEmpty() ? null : records;
+		});
+	}
+
+	/** Under the slot's monitor. */
+	private void removeIfIdle(String key, MemorySlot slot) {
+		if (slot.idle()) {
+			slot.removed = true;
+			slots.remove(key, slot);
+		}
 	}
 
 	private void signalRelease(String key) {
@@ -185,44 +293,8 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 		}
 	}
 
-	private static final class Slot {
-
-		private final Map<String, Holder> holders = new LinkedHashMap<>();
-
-		private LockMode mode = LockMode.EXCLUSIVE;
-
-		private long lastFencing;
-
-		private boolean removed;
-
-		void prune(long now) {
-			holders.values().removeIf(holder -> now - holder.expiresAt >= 0);
-		}
-
-		LockInfo info(String key, long now) {
-			Holder first = holders.values().iterator().next();
-			long latest = holders.values().stream().mapToLong(holder -> holder.expiresAt).max().orElse(now);
-			int live = (int) holders.values().stream().filter(holder -> now - holder.expiresAt < 0).count();
-			return new LockInfo(key, mode, first.owner.owner(), first.owner.host(), lastFencing, first.acquiredAt,
-					Duration.ofNanos(latest - now), live);
-		}
-
-	}
-
-	private static final class Holder {
-
-		private final OwnerDetails owner;
-
-		private final Instant acquiredAt;
-
-		private long expiresAt;
-
-		Holder(OwnerDetails owner, Instant acquiredAt, long expiresAt) {
-			this.owner = owner;
-			this.acquiredAt = acquiredAt;
-			this.expiresAt = expiresAt;
-		}
-
+	/** The record of a lock of some ID that expired on a key, and when it was found expired. */
+	private record Expired(LockInfo info, long at) {
 	}
 
 	private final class MemoryLease implements Lease {
@@ -249,18 +321,18 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 
 		@Override
 		public boolean extend(Duration lease) {
-			Slot slot = slots.get(key);
+			MemorySlot slot = slots.get(key);
 			if (slot == null) {
 				return false;
 			}
 			synchronized (slot) {
 				long now = nanoClock.getAsLong();
-				slot.prune(now);
+				prune(key, slot, now);
 				Holder holder = slot.removed ? null : slot.holders.get(token);
 				if (holder == null) {
 					return false;
 				}
-				holder.expiresAt = now + lease.toNanos();
+				holder.renew(lease, now);
 				return true;
 			}
 		}
@@ -270,19 +342,16 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 			if (released) {
 				return true;
 			}
-			Slot slot = slots.get(key);
+			MemorySlot slot = slots.get(key);
 			if (slot == null) {
 				return false;
 			}
 			synchronized (slot) {
-				slot.prune(nanoClock.getAsLong());
+				prune(key, slot, nanoClock.getAsLong());
 				if (slot.removed || slot.holders.remove(token) == null) {
 					return false;
 				}
-				if (slot.holders.isEmpty()) {
-					slot.removed = true;
-					slots.remove(key, slot);
-				}
+				removeIfIdle(key, slot);
 				released = true;
 			}
 			signalRelease(key);
@@ -304,7 +373,7 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 		@Override
 		public Optional<Granted> tryOnce() {
 			long sent = System.nanoTime();
-			return tryAcquire(request).map(lease -> new Granted(lease, sent));
+			return tryAcquire(request, request.shared() ? null : this).map(lease -> new Granted(lease, sent));
 		}
 
 		@Override
@@ -312,12 +381,28 @@ public final class InMemoryLockProvider implements WaitingLockProvider, LockStat
 			return permits.tryAcquire(max.toNanos(), TimeUnit.NANOSECONDS);
 		}
 
+		/**
+		 * Stops watching and, for an exclusive acquisition, leaves the writers of its slot, waking the shared
+		 * requests it kept out.
+		 */
 		@Override
 		public void close() {
 			watches.computeIfPresent(request.key(), (k, signals) -> {
 				signals.remove(this);
 				return signals.isEmpty() ? null : signals;
 			});
+			MemorySlot slot = request.shared() ? null : slots.get(request.key());
+			if (slot == null) {
+				return;
+			}
+			boolean left;
+			synchronized (slot) {
+				left = slot.writers.remove(this);
+				removeIfIdle(request.key(), slot);
+			}
+			if (left) {
+				signalRelease(request.key());
+			}
 		}
 
 	}

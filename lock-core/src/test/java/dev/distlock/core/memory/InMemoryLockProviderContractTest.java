@@ -13,4 +13,10 @@ class InMemoryLockProviderContractTest extends LockProviderContractTest {
 		return new InMemoryLockProvider();
 	}
 
+	/** The in-memory store is the provider instance: "another process" is another template on it. */
+	@Override
+	protected LockProvider createPeerProvider() {
+		return provider;
+	}
+
 }

@@ -1,6 +1,7 @@
 package dev.distlock.core.testkit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -39,11 +40,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The behaviours every provider proves. A provider module extends this class and supplies
  * {@link #createProvider()}; each test works under its own random key prefix, so a shared store needs no cleanup.
+ * The lock-ID and writer-priority behaviours ({@link LockIdContract}, {@link WriterPriorityContract}) run here too,
+ * and are skipped, naming the capability, on a provider without it.
  */
-public abstract class LockProviderContractTest {
+public abstract class LockProviderContractTest implements LockIdContract, WriterPriorityContract {
 
 	/** The owner details the kit stores with every lock. */
 	protected static final OwnerDetails OWNER = new OwnerDetails("contract-kit", "kit-host");
+
+	/** The owner details of {@link #anotherProcess()}. */
+	protected static final OwnerDetails OTHER_PROCESS = new OwnerDetails("other-process", "other-host");
 
 	/** A lease short enough to watch expire. */
 	protected static final Duration SHORT = Duration.ofMillis(300);
@@ -68,6 +74,11 @@ public abstract class LockProviderContractTest {
 
 	protected String prefix = "";
 
+	/** Templates of "other processes" opened by {@link #anotherProcess()}, and their providers. */
+	private final List<LockTemplate> others = new ArrayList<>();
+
+	private final List<LockProvider> peers = new ArrayList<>();
+
 	/**
 	 * A provider connected to a store; called before every test.
 	 */
@@ -79,6 +90,14 @@ public abstract class LockProviderContractTest {
 	protected void destroyProvider(LockProvider provider) {
 	}
 
+	/**
+	 * A second provider on the same store, as another process would open; the default calls
+	 * {@link #createProvider()}. A store that lives in one provider instance (in-memory) returns that instance.
+	 */
+	protected LockProvider createPeerProvider() {
+		return createProvider();
+	}
+
 	@BeforeEach
 	void createTemplate() {
 		provider = createProvider();
@@ -88,6 +107,12 @@ public abstract class LockProviderContractTest {
 
 	@AfterEach
 	void closeTemplate() {
+		others.forEach(LockTemplate::close);
+		for (LockProvider peer : peers) {
+			if (peer != provider) {
+				destroyProvider(peer);
+			}
+		}
 		// Null when createProvider() aborted on an assumption (a store that is not configured here).
 		if (template != null) {
 			template.close();
@@ -100,6 +125,34 @@ public abstract class LockProviderContractTest {
 	/** A second template on the same provider and prefix: another "instance" of the application. */
 	protected LockTemplate newTemplate() {
 		return LockTemplate.builder(provider).keyPrefix(prefix).owner(OWNER).build();
+	}
+
+	@Override
+	public LockTemplate kitTemplate() {
+		return template;
+	}
+
+	@Override
+	public LockProvider kitProvider() {
+		return provider;
+	}
+
+	@Override
+	public String kitPrefix() {
+		return prefix;
+	}
+
+	/**
+	 * A template on a second provider instance on the same store and prefix, with other owner details: another
+	 * process of the application.
+	 */
+	@Override
+	public LockTemplate anotherProcess() {
+		LockProvider peer = createPeerProvider();
+		peers.add(peer);
+		LockTemplate other = LockTemplate.builder(peer).keyPrefix(prefix).owner(OTHER_PROCESS).build();
+		others.add(other);
+		return other;
 	}
 
 	protected static LockOptions lease(Duration timeout) {
