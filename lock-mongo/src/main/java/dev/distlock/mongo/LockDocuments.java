@@ -287,13 +287,21 @@ final class LockDocuments {
 	 * release records the token in {@link #RELEASED}, and applying it again changes nothing that matters.
 	 */
 	static Bson release(String token, boolean shared, @Nullable String lockId) {
-		return shared ? releaseShared(holderField(token), lockId) : releaseExclusive(token);
+		return shared ? releaseShared(holderField(token), lockId) : releaseExclusive(token, true);
 	}
 
-	/** An exclusive release; the holder was the only one, so the document keeps no lock ID. */
-	static Bson releaseExclusive(String token) {
+	/**
+	 * An exclusive release; the holder was the only one, so the document keeps no lock ID.
+	 * @param byHolder whether the holder itself releases: only then is its token kept as {@link #RELEASED}, so a
+	 * release by ID from elsewhere still reads as "no longer held" to the holder's handle
+	 */
+	static Bson releaseExclusive(String token, boolean byHolder) {
+		Document set = new Document(LEASE_MS, 0L).append(IDS, List.of());
+		if (byHolder) {
+			set.append(RELEASED, token);
+		}
 		return new Document("$unset", new Document(TOKEN, "").append(LOCK_ID, ""))
-			.append("$set", new Document(LEASE_MS, 0L).append(RELEASED, token).append(IDS, List.of()))
+			.append("$set", set)
 			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
 	}
 

@@ -49,7 +49,8 @@ final class MongoLockIds {
 	static List<LockInfo> unlock(MongoCollection<Document> collection, String lockId) {
 		List<LockInfo> released = new ArrayList<>();
 		for (Member member : members(collection, lockId)) {
-			Bson update = member.field() == null ? LockDocuments.releaseExclusive(member.document().getString(TOKEN))
+			Bson update = member.field() == null
+					? LockDocuments.releaseExclusive(member.document().getString(TOKEN), false)
 					: LockDocuments.releaseShared(member.field(), lockId);
 			if (collection.updateOne(memberFilter(member, lockId), update).getMatchedCount() == 1 && member.live()) {
 				released.add(member.info());

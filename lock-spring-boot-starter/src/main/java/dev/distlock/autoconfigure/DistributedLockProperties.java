@@ -307,6 +307,11 @@ public class DistributedLockProperties {
 		 */
 		private Duration purgeGrace = Duration.ofHours(1);
 
+		/**
+		 * The longest any lock call may take, however long its lease; each call also ends with the lease it serves.
+		 */
+		private Duration callTimeout = Duration.ofSeconds(30);
+
 		public String getCollection() {
 			return collection;
 		}
@@ -345,6 +350,14 @@ public class DistributedLockProperties {
 
 		public void setPurgeGrace(Duration purgeGrace) {
 			this.purgeGrace = purgeGrace;
+		}
+
+		public Duration getCallTimeout() {
+			return callTimeout;
+		}
+
+		public void setCallTimeout(Duration callTimeout) {
+			this.callTimeout = callTimeout;
 		}
 
 	}

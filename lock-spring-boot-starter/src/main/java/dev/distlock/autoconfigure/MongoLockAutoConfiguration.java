@@ -49,7 +49,7 @@ public final class MongoLockAutoConfiguration {
 					"unknown write concern '" + name + "'; use majority, w1, w2, w3, journaled or acknowledged");
 		}
 		return new MongoLockSettings(mongo.getCollection(), writeConcern, mongo.isCreateIndexes(),
-				mongo.getPurgeInterval(), mongo.getPurgeGrace());
+				mongo.getPurgeInterval(), mongo.getPurgeGrace(), mongo.getCallTimeout());
 	}
 
 }

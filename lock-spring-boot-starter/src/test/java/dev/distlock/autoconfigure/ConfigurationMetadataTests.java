@@ -25,7 +25,8 @@ class ConfigurationMetadataTests {
 			"distributed-lock.redis.pub-sub", "distributed-lock.redis.fence-retention",
 			"distributed-lock.mongo.collection", "distributed-lock.mongo.write-concern",
 			"distributed-lock.mongo.create-indexes", "distributed-lock.mongo.purge-interval",
-			"distributed-lock.mongo.purge-grace", "distributed-lock.spel.bean-references",
+			"distributed-lock.mongo.purge-grace", "distributed-lock.mongo.call-timeout",
+			"distributed-lock.spel.bean-references",
 			"distributed-lock.aop.before-existing-advisors", "distributed-lock.aop.order",
 			"distributed-lock.actuator.force-release-enabled", "distributed-lock.actuator.status-limit",
 			"distributed-lock.actuator.health-timeout", "distributed-lock.web.problem-details.enabled");

@@ -30,14 +30,15 @@ public record LocksDescriptor(String provider, String keyPrefix, boolean forceRe
 	 * @param group the group id when taken as part of a group
 	 * @param acquiredAt when it was acquired, by this JVM's clock
 	 * @param waited how long the caller waited for it
-	 * @param remaining the lease left, by this JVM's clock
+	 * @param remaining the lease left, by this JVM's clock; null for a lock without expiry
 	 */
 	public record HeldLock(String key, long fencingToken, LockMode mode, @Nullable String group, Instant acquiredAt,
-			Duration waited, Duration remaining) {
+			Duration waited, @Nullable Duration remaining) {
 
 		static HeldLock of(LockHandle handle) {
+			Duration remaining = handle.remaining();
 			return new HeldLock(handle.key(), handle.fencingToken(), handle.mode(), handle.groupId(),
-					handle.acquiredAt(), handle.waited(), handle.remaining());
+					handle.acquiredAt(), handle.waited(), remaining.equals(LockInfo.NO_EXPIRY) ? null : remaining);
 		}
 
 	}
@@ -89,15 +90,18 @@ public record LocksDescriptor(String provider, String keyPrefix, boolean forceRe
 	 * @param host the holder's host, if stored
 	 * @param fencingToken the latest fencing token issued for the key
 	 * @param acquiredAt when the current holder acquired it, if known
-	 * @param remaining the lease left by the store's clock; zero or negative once expired
+	 * @param remaining the lease left by the store's clock; zero or negative once expired; null for a lock without
+	 * expiry
 	 * @param holders how many holders are in
+	 * @param lockId the lock ID it was taken under, if any
 	 */
 	public record StoreLock(String key, LockMode mode, boolean held, @Nullable String owner, @Nullable String host,
-			long fencingToken, @Nullable Instant acquiredAt, Duration remaining, int holders) {
+			long fencingToken, @Nullable Instant acquiredAt, @Nullable Duration remaining, int holders,
+			@Nullable String lockId) {
 
 		static StoreLock of(LockInfo info) {
 			return new StoreLock(info.key(), info.mode(), info.held(), info.owner(), info.host(), info.fencingToken(),
-					info.acquiredAt(), info.remaining(), info.holders());
+					info.acquiredAt(), info.expires() ? info.remaining() : null, info.holders(), info.lockId());
 		}
 
 	}
