@@ -2,8 +2,10 @@ package dev.distlock.mongo;
 
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -80,16 +82,27 @@ final class MongoErrors {
 		}
 	}
 
+	/** A few threads, made once: clean-up is one short statement, and the pool must not grow with concurrency. */
+	private static final int CLEANUP_THREADS = 4;
+
 	/**
 	 * Clean-up statements run here, on threads nobody interrupts: the driver aborts a statement whose thread is
 	 * interrupted mid-call, and a release abandoned after it reached the server cannot tell "released" from "lost"
 	 * once another holder has come and gone.
 	 */
-	private static final ExecutorService CLEANUP = Executors.newCachedThreadPool(runnable -> {
-		Thread thread = new Thread(runnable, "distlock-mongo-cleanup");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private static final ExecutorService CLEANUP = cleanupThreads();
+
+
+	private static ExecutorService cleanupThreads() {
+		ThreadPoolExecutor pool = new ThreadPoolExecutor(CLEANUP_THREADS, CLEANUP_THREADS, 0, TimeUnit.MILLISECONDS,
+				new LinkedBlockingQueue<>(), runnable -> {
+					Thread thread = new Thread(runnable, "distlock-mongo-cleanup");
+					thread.setDaemon(true);
+					return thread;
+				});
+		pool.prestartAllCoreThreads(); // all at once, so the thread count never grows with use
+		return pool;
+	}
 
 	/**
 	 * Runs the call on a clean-up thread and waits for it through interrupts (which are kept for the caller); the call

@@ -479,7 +479,7 @@ class BadInputCatalogueTest {
 
 	static class LowMaxConcurrentService {
 
-		@DistributedLock(key = "'k'", shared = true, maxConcurrent = -1)
+		@DistributedLock(key = "'k'", shared = true, maxConcurrent = -2)
 		public void run() {
 		}
 
