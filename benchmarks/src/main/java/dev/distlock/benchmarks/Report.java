@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.benchmarks.harness.ContentionResult;
 import dev.distlock.benchmarks.jmh.AnnotationOverhead;
+import dev.distlock.benchmarks.redis.ReleasedKeyMemory;
 import dev.distlock.benchmarks.redis.StatusCost;
 
 /**
@@ -71,31 +72,48 @@ final class Report {
 		line("## Redis: uncontended, one client, distinct keys");
 		line("");
 		line("| arm | 1 thread, cycles/s | x floor | 8 threads, cycles/s | x floor | commands/cycle | "
-				+ "commands/acquire, 8 clients on one key | heap B/held lock | Redis B/held lock |");
-		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+				+ "Redis CPU us/cycle | commands/acquire, 8 clients on one key | heap B/held lock | Redis B/held lock |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (ArmResult arm : results.all()) {
 			if (arm.failed() && Double.isNaN(arm.oneThread)) {
-				line("| " + arm.name + " | failed: " + arm.error + " | | | | | | | |");
+				line("| " + arm.name + " | failed: " + arm.error + " | | | | | | | | |");
 				continue;
 			}
 			line("| " + arm.name + " | " + rate(arm.oneThread) + " | " + ratio(arm.oneThread, floor.oneThread) + " | "
 					+ rate(arm.eightThreads) + " | " + ratio(arm.eightThreads, floor.eightThreads) + " | "
-					+ num(arm.commandsPerCycle, 2) + " | " + num(arm.commandsPerContendedCycle, 1) + " | "
+					+ num(arm.commandsPerCycle, 2) + " | " + num(arm.serverCpuMicrosPerCycle, 1) + " | "
+					+ num(arm.commandsPerContendedCycle, 1) + " | "
 					+ (arm.memory != null ? num(arm.memory.heapBytes(), 0) + " | " + num(arm.memory.storeBytes(), 0)
 							: "- | -")
 					+ " |");
 		}
 		line("");
-		line("Commands per uncontended cycle, by command:");
+		line("Redis CPU is the server process's user + system time (`INFO cpu`) over the command-count cycles, divided "
+				+ "by them. Commands per uncontended cycle, by command, with `usec_per_call` from `INFO commandstats` "
+				+ "in brackets (a script's figure includes the commands it runs, which are also listed on their own):");
 		line("");
 		for (ArmResult arm : results.all()) {
 			if (!arm.commandBreakdown.isEmpty()) {
 				line("- " + arm.name + ": " + arm.commandBreakdown.entrySet()
 					.stream()
-					.map(entry -> entry.getKey() + " " + num(entry.getValue(), 2))
+					.map(entry -> entry.getKey() + " " + num(entry.getValue(), 2) + " ("
+							+ num(arm.microsPerCall.getOrDefault(entry.getKey(), Double.NaN), 2) + " us)")
 					.collect(Collectors.joining(", ")));
 			}
 		}
+		line("");
+		ReleasedKeyMemory.Result released = results.releasedKeys();
+		line("## Redis: memory per lock key, held and released");
+		line("");
+		line("| measure | Redis bytes |");
+		line("|---|---:|");
+		line("| per held lock (distlock, from the table above) | "
+				+ (results.distlock().memory != null ? num(results.distlock().memory.storeBytes(), 0) : "-") + " |");
+		line("| per released key, within the fence retention (" + ReleasedKeyMemory.KEYS + " keys) | "
+				+ num(released.withinRetention(), 0) + " |");
+		line("| per released key, after the retention (" + ReleasedKeyMemory.RETENTION.toSeconds()
+				+ " s here; expired " + num(released.expiredAfter().toMillis() / 1000.0, 1) + " s after the last "
+				+ "release, " + released.keysLeft() + " keys left) | " + num(released.afterRetention(), 0) + " |");
 		line("");
 		StatusCost.Result status = results.statusCost();
 		line("## Redis: status cost");

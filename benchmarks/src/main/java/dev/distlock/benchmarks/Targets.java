@@ -36,6 +36,7 @@ final class Targets {
 			ArmResult ours = redis.distlock();
 			atLeast("Redis uncontended, 1 thread", 0.95, ours.oneThread / floor.oneThread);
 			atLeast("Redis uncontended, 8 threads", 0.95, ours.eightThreads / floor.eightThreads);
+			atMost("Redis bytes per released key after retention", 0, " B", redis.releasedKeys().afterRetention());
 			ContentionResult ours8 = ours.contention.get(8);
 			ContentionResult floor8 = floor.contention.get(8);
 			atLeast("8 clients, one key: throughput", 0.9, ours8 != null && floor8 != null
