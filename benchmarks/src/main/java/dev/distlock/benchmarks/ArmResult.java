@@ -31,9 +31,6 @@ final class ArmResult {
 	/** Redis {@code usec_per_call} of each command of the uncontended cycle (a script's includes what it runs). */
 	Map<String, Double> microsPerCall = new LinkedHashMap<>();
 
-	/** The Redis process's CPU time (user + system) per uncontended cycle, in microseconds. */
-	double serverCpuMicrosPerCycle = Double.NaN;
-
 	/** Store commands per acquisition with 8 clients on one key: what waiting costs the server. */
 	double commandsPerContendedCycle = Double.NaN;
 

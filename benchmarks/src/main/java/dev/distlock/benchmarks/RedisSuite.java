@@ -12,6 +12,7 @@ import dev.distlock.benchmarks.redis.IntegrationRegistryArm;
 import dev.distlock.benchmarks.redis.LettuceFloorArm;
 import dev.distlock.benchmarks.redis.RedisServerProcess;
 import dev.distlock.benchmarks.redis.ReleasedKeyMemory;
+import dev.distlock.benchmarks.redis.ScriptCost;
 import dev.distlock.benchmarks.redis.RedisStats;
 import dev.distlock.benchmarks.redis.RedissonArm;
 import dev.distlock.benchmarks.redis.StatusCost;
@@ -33,9 +34,11 @@ final class RedisSuite {
 	 * @param all every arm, floor first
 	 * @param statusCost status(HELD) over released keys against one SCAN pass
 	 * @param releasedKeys what released keys leave in Redis, within and after the fence retention
+	 * @param scriptCost Redis time per uncontended cycle, floor against distlock's scripts
 	 */
 	record Results(String version, ArmResult floor, ArmResult distlock, ArmResult distlockRenewing,
-			List<ArmResult> all, StatusCost.Result statusCost, ReleasedKeyMemory.Result releasedKeys) {
+			List<ArmResult> all, StatusCost.Result statusCost, ReleasedKeyMemory.Result releasedKeys,
+			ScriptCost.Result scriptCost) {
 	}
 
 	static Results run(Settings settings) {
@@ -58,7 +61,10 @@ final class RedisSuite {
 			StatusCost.Result statusCost = StatusCost.measure(port, stats);
 			Progress.say("Redis memory per released key");
 			ReleasedKeyMemory.Result releasedKeys = ReleasedKeyMemory.measure(port, stats);
-			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all, statusCost, releasedKeys);
+			Progress.say("Redis time per uncontended cycle");
+			ScriptCost.Result scriptCost = ScriptCost.measure(port, stats);
+			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all, statusCost, releasedKeys,
+					scriptCost);
 		}
 	}
 

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.benchmarks.harness.ContentionResult;
 import dev.distlock.benchmarks.jmh.AnnotationOverhead;
 import dev.distlock.benchmarks.redis.ReleasedKeyMemory;
+import dev.distlock.benchmarks.redis.ScriptCost;
 import dev.distlock.benchmarks.redis.StatusCost;
 
 /**
@@ -72,25 +73,24 @@ final class Report {
 		line("## Redis: uncontended, one client, distinct keys");
 		line("");
 		line("| arm | 1 thread, cycles/s | x floor | 8 threads, cycles/s | x floor | commands/cycle | "
-				+ "Redis CPU us/cycle | commands/acquire, 8 clients on one key | heap B/held lock | Redis B/held lock |");
-		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+				+ "commands/acquire, 8 clients on one key | heap B/held lock | Redis B/held lock |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (ArmResult arm : results.all()) {
 			if (arm.failed() && Double.isNaN(arm.oneThread)) {
-				line("| " + arm.name + " | failed: " + arm.error + " | | | | | | | | |");
+				line("| " + arm.name + " | failed: " + arm.error + " | | | | | | | |");
 				continue;
 			}
 			line("| " + arm.name + " | " + rate(arm.oneThread) + " | " + ratio(arm.oneThread, floor.oneThread) + " | "
 					+ rate(arm.eightThreads) + " | " + ratio(arm.eightThreads, floor.eightThreads) + " | "
-					+ num(arm.commandsPerCycle, 2) + " | " + num(arm.serverCpuMicrosPerCycle, 1) + " | "
-					+ num(arm.commandsPerContendedCycle, 1) + " | "
+					+ num(arm.commandsPerCycle, 2) + " | " + num(arm.commandsPerContendedCycle, 1) + " | "
 					+ (arm.memory != null ? num(arm.memory.heapBytes(), 0) + " | " + num(arm.memory.storeBytes(), 0)
 							: "- | -")
 					+ " |");
 		}
 		line("");
-		line("Redis CPU is the server process's user + system time (`INFO cpu`) over the command-count cycles, divided "
-				+ "by them. Commands per uncontended cycle, by command, with `usec_per_call` from `INFO commandstats` "
-				+ "in brackets (a script's figure includes the commands it runs, which are also listed on their own):");
+		line("Commands per uncontended cycle, by command, with `usec_per_call` from `INFO commandstats` in brackets (a "
+				+ "script's figure includes the commands it runs, which are also listed on their own; these are taken "
+				+ "during the run, so preemption on a busy machine inflates them):");
 		line("");
 		for (ArmResult arm : results.all()) {
 			if (!arm.commandBreakdown.isEmpty()) {
@@ -101,6 +101,18 @@ final class Report {
 					.collect(Collectors.joining(", ")));
 			}
 		}
+		line("");
+		ScriptCost.Result cost = results.scriptCost();
+		line("## Redis: server time per uncontended cycle (`usec_per_call`, each step alone, lowest of 5 rounds of "
+				+ ScriptCost.CYCLES + ")");
+		line("");
+		line("| arm | acquire us | release us | cycle us | x floor |");
+		line("|---|---:|---:|---:|---:|");
+		line("| floor: `SET NX PX` + compare-and-delete `EVALSHA` | " + num(cost.floorAcquire(), 2) + " | "
+				+ num(cost.floorRelease(), 2) + " | " + num(cost.floorCycle(), 2) + " | 1.00x |");
+		line("| distlock: `acquire.lua` + `release.lua` (fresh keys, nobody waiting) | " + num(cost.acquire(), 2) + " | "
+				+ num(cost.release(), 2) + " | " + num(cost.cycle(), 2) + " | "
+				+ num(cost.cycle() / cost.floorCycle(), 2) + "x |");
 		line("");
 		ReleasedKeyMemory.Result released = results.releasedKeys();
 		line("## Redis: memory per lock key, held and released");

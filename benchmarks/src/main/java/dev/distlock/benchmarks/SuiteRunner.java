@@ -131,9 +131,7 @@ final class SuiteRunner {
 			if (redisStats != null) {
 				Map<String, Long> before = redisStats.commandCalls();
 				Map<String, Long> microsBefore = redisStats.commandMicros();
-				long cpuBefore = redisStats.cpuMicros();
 				Uncontended.cycles(client, keyPrefix + ":cmd", settings.commandCycles());
-				long cpu = redisStats.cpuMicros() - cpuBefore;
 				Map<String, Long> micros = RedisStats.delta(microsBefore, redisStats.commandMicros());
 				Map<String, Long> delta = RedisStats.delta(before, redisStats.commandCalls());
 				double cycles = settings.commandCycles();
@@ -142,7 +140,6 @@ final class SuiteRunner {
 					result.microsPerCall.put(name, micros.getOrDefault(name, 0L) / (double) calls);
 				});
 				result.commandsPerCycle = sum(delta) / cycles;
-				result.serverCpuMicrosPerCycle = cpu / cycles;
 			}
 			reset.run();
 			result.memory = MemoryPerLock.measure(client, keyPrefix + ":mem", settings.heldLocks(), storeBytes);

@@ -3,7 +3,7 @@
 -- 'r' in the fence hash, so the same release run again (a client replaying it after a reconnect) answers 1 instead
 -- of reporting a lost lock. The waiting mark (set by every refused attempt of a caller that waits, see acquire.lua
 -- and acquire-all.lua) is deleted with the lock in one DEL; only if it was there does the release look at the queue
--- and publish, so a lock nobody waited for costs GET, HSET and DEL. When waiters are queued, the lock passes in the
+-- and publish, so a lock nobody waited for costs GET, DEL and HSET. When waiters are queued, the lock passes in the
 -- same atomic step to the oldest waiter whose entry is still valid by the server's clock: the lock key takes that
 -- waiter's token and lease, the fencing counter and holder details move on exactly as in acquire.lua, and the grant
 -- is published as 'g <token> <fencing token> <attempt>' on the waiter's client's own grant channel, so only that
@@ -22,8 +22,11 @@ if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
 	end
 	return 0
 end
-redis.call('HSET', KEYS[2], 'r', ARGV[1])
-if redis.call('DEL', KEYS[1], KEYS[3]) == 1 or ARGV[2] ~= '1' then
+local waited = redis.call('DEL', KEYS[1], KEYS[3]) == 2
+-- pcall: under maxmemory with noeviction a full Redis refuses writes that add data (OOM), but DEL is allowed; the
+-- lock is free then, and only the answer to a replay of this release is lost.
+redis.pcall('HSET', KEYS[2], 'r', ARGV[1])
+if not waited or ARGV[2] ~= '1' then
 	return 1 -- nobody marked the lock as waited for
 end
 local t

@@ -68,20 +68,6 @@ public final class RedisStats implements AutoCloseable {
 	}
 
 	/**
-	 * The server process's CPU time (user + system, {@code INFO cpu}) in microseconds: what the commands, the event
-	 * loop and the socket reads and writes cost together.
-	 */
-	public long cpuMicros() {
-		double seconds = 0;
-		for (String line : commands.info("cpu").split("\r?\n")) {
-			if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
-				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-			}
-		}
-		return Math.round(seconds * 1e6);
-	}
-
-	/**
 	 * Per-command differences between two {@link #commandCalls()} snapshots, without zeros.
 	 */
 	public static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
