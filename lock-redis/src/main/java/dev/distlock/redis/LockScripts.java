@@ -232,8 +232,8 @@ final class LockScripts {
 		long acknowledged = runner.awaitReplicas(lock, replicaAcks, until);
 		if (acknowledged < replicaAcks) {
 			throw new LockStoreException(null, "not acknowledged by " + replicaAcks + " replica(s) within "
-					+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, until - start)) + " ms (" + acknowledged
-					+ " did)", null);
+					+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, until - start)) + " ms ("
+					+ (acknowledged < 0 ? "no answer to WAIT in time" : acknowledged + " did") + ")", null);
 		}
 	}
 

@@ -97,9 +97,10 @@ final class ScriptRunner implements AutoCloseable {
 	 * Sends {@code WAIT replicas timeout} on the connection that ran this lock key's scripts (in a cluster, the
 	 * connection to the key's master), so it covers every write sent on it so far, and returns how many replicas
 	 * acknowledged them. The server-side timeout is nine tenths of what is left of the deadline (at least 1 ms, as 0
-	 * would block for ever), so its answer arrives before the caller stops waiting.
-	 * @throws LockStoreException if the reply does not come by the deadline, or the scripts run through the template,
-	 * whose connection for a call is not known
+	 * would block for ever), so its answer normally arrives before the caller stops waiting; one that does not (a
+	 * busy machine) counts as no acknowledgement.
+	 * @return the replicas that acknowledged, or -1 when the answer did not come by the deadline
+	 * @throws LockStoreException if the scripts run through the template, whose connection for a call is not known
 	 */
 	long awaitReplicas(String redisKey, int replicas, long untilNanos) {
 		RedisClusterAsyncCommands<String, String> async = commands();
@@ -115,7 +116,16 @@ final class ScriptRunner implements AutoCloseable {
 			// Slot-routed commands use the node connection keyed by host and port: the same one EVALSHA went over.
 			target = cluster.getConnection(master.getHost(), master.getPort()).async();
 		}
-		Object acknowledged = await(target.waitForReplication(replicas, waitMillis), untilNanos);
+		Object acknowledged;
+		try {
+			acknowledged = await(target.waitForReplication(replicas, waitMillis), untilNanos);
+		}
+		catch (LockStoreException ex) {
+			if (ex.getCause() instanceof TimeoutException) {
+				return -1;
+			}
+			throw ex;
+		}
 		return acknowledged instanceof Number number ? number.longValue() : 0;
 	}
 
