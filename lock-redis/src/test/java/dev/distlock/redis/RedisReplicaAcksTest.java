@@ -95,6 +95,29 @@ class RedisReplicaAcksTest {
 	}
 
 	@Test
+	void aHandOffIsTakenWithARoundTripThatTheReplicaAcknowledges() {
+		LettuceConnectionFactory factory = master.connectionFactory();
+		LettuceConnectionFactory onReplica = replica.connectionFactory();
+		try (RedisLockProvider holder = new RedisLockProvider(factory, RedisLockSettings.defaults().withReplicaAcks(1));
+				RedisLockProvider waiter = new RedisLockProvider(factory,
+						RedisLockSettings.defaults().withReplicaAcks(1))) {
+			Lease held = holder.tryAcquire(request("handed", "holder", Duration.ofSeconds(30))).orElseThrow();
+			try (var waiting = waiter.begin(request("handed", "waiter", Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty(); // queued
+				assertThat(held.release()).isTrue(); // hands the lock to the queued waiter
+				var granted = waiting.tryOnce().orElseThrow(); // "already yours", then WAIT
+				assertThat(granted.lease().fencingToken()).isGreaterThan(held.fencingToken());
+				assertThat(new StringRedisTemplate(onReplica).opsForValue().get("distlock:{handed}")).isEqualTo("waiter");
+				assertThat(granted.lease().release()).isTrue();
+			}
+		}
+		finally {
+			factory.destroy();
+			onReplica.destroy();
+		}
+	}
+
+	@Test
 	void aGrantNoReplicaAcknowledgesIsReleasedAndReportedAsAStoreErrorWithinTheLease() {
 		LettuceConnectionFactory factory = lonely.connectionFactory();
 		try (RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults().withReplicaAcks(1))) {
