@@ -28,6 +28,9 @@ final class ArmResult {
 
 	Map<String, Double> commandBreakdown = new LinkedHashMap<>();
 
+	/** Redis {@code usec_per_call} of each command of the uncontended cycle (a script's includes what it runs). */
+	Map<String, Double> microsPerCall = new LinkedHashMap<>();
+
 	/** Store commands per acquisition with 8 clients on one key: what waiting costs the server. */
 	double commandsPerContendedCycle = Double.NaN;
 

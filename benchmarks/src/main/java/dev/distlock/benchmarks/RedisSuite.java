@@ -11,6 +11,8 @@ import dev.distlock.benchmarks.redis.DistlockRedisArm;
 import dev.distlock.benchmarks.redis.IntegrationRegistryArm;
 import dev.distlock.benchmarks.redis.LettuceFloorArm;
 import dev.distlock.benchmarks.redis.RedisServerProcess;
+import dev.distlock.benchmarks.redis.ReleasedKeyMemory;
+import dev.distlock.benchmarks.redis.ScriptCost;
 import dev.distlock.benchmarks.redis.RedisStats;
 import dev.distlock.benchmarks.redis.RedissonArm;
 import dev.distlock.benchmarks.redis.StatusCost;
@@ -31,9 +33,12 @@ final class RedisSuite {
 	 * @param distlockRenewing distlock with auto-renew
 	 * @param all every arm, floor first
 	 * @param statusCost status(HELD) over released keys against one SCAN pass
+	 * @param releasedKeys what released keys leave in Redis, within and after the fence retention
+	 * @param scriptCost Redis time per uncontended cycle, floor against distlock's scripts
 	 */
 	record Results(String version, ArmResult floor, ArmResult distlock, ArmResult distlockRenewing,
-			List<ArmResult> all, StatusCost.Result statusCost) {
+			List<ArmResult> all, StatusCost.Result statusCost, ReleasedKeyMemory.Result releasedKeys,
+			ScriptCost.Result scriptCost) {
 	}
 
 	static Results run(Settings settings) {
@@ -50,11 +55,16 @@ final class RedisSuite {
 						new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, false),
 						new IntegrationRegistryArm(port, RedisLockType.PUB_SUB_LOCK, true)));
 			}
-			List<ArmResult> all = new SuiteRunner(settings, stats::commandCalls, stats::usedMemory, stats::flushAll)
+			List<ArmResult> all = new SuiteRunner(settings, stats, stats::usedMemory, stats::flushAll)
 				.run(arms);
 			Progress.say("Redis status cost");
 			StatusCost.Result statusCost = StatusCost.measure(port, stats);
-			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all, statusCost);
+			Progress.say("Redis memory per released key");
+			ReleasedKeyMemory.Result releasedKeys = ReleasedKeyMemory.measure(port, stats);
+			Progress.say("Redis time per uncontended cycle");
+			ScriptCost.Result scriptCost = ScriptCost.measure(port, stats);
+			return new Results(stats.version(), all.get(0), all.get(1), all.get(2), all, statusCost, releasedKeys,
+					scriptCost);
 		}
 	}
 

@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.benchmarks.harness.ContentionResult;
 import dev.distlock.benchmarks.jmh.AnnotationOverhead;
+import dev.distlock.benchmarks.redis.ReleasedKeyMemory;
+import dev.distlock.benchmarks.redis.ScriptCost;
 import dev.distlock.benchmarks.redis.StatusCost;
 
 /**
@@ -86,16 +88,44 @@ final class Report {
 					+ " |");
 		}
 		line("");
-		line("Commands per uncontended cycle, by command:");
+		line("Commands per uncontended cycle, by command, with `usec_per_call` from `INFO commandstats` in brackets (a "
+				+ "script's figure includes the commands it runs, which are also listed on their own; these are taken "
+				+ "during the run, so preemption on a busy machine inflates them):");
 		line("");
 		for (ArmResult arm : results.all()) {
 			if (!arm.commandBreakdown.isEmpty()) {
 				line("- " + arm.name + ": " + arm.commandBreakdown.entrySet()
 					.stream()
-					.map(entry -> entry.getKey() + " " + num(entry.getValue(), 2))
+					.map(entry -> entry.getKey() + " " + num(entry.getValue(), 2) + " ("
+							+ num(arm.microsPerCall.getOrDefault(entry.getKey(), Double.NaN), 2) + " us)")
 					.collect(Collectors.joining(", ")));
 			}
 		}
+		line("");
+		ScriptCost.Result cost = results.scriptCost();
+		line("## Redis: server time per uncontended cycle (`usec_per_call`, each step alone, lowest of 5 rounds of "
+				+ ScriptCost.CYCLES + ")");
+		line("");
+		line("| arm | acquire us | release us | cycle us | x floor |");
+		line("|---|---:|---:|---:|---:|");
+		line("| floor: `SET NX PX` + compare-and-delete `EVALSHA` | " + num(cost.floorAcquire(), 2) + " | "
+				+ num(cost.floorRelease(), 2) + " | " + num(cost.floorCycle(), 2) + " | 1.00x |");
+		line("| distlock: `acquire.lua` + `release.lua` (fresh keys, nobody waiting) | " + num(cost.acquire(), 2) + " | "
+				+ num(cost.release(), 2) + " | " + num(cost.cycle(), 2) + " | "
+				+ num(cost.cycle() / cost.floorCycle(), 2) + "x |");
+		line("");
+		ReleasedKeyMemory.Result released = results.releasedKeys();
+		line("## Redis: memory per lock key, held and released");
+		line("");
+		line("| measure | Redis bytes |");
+		line("|---|---:|");
+		line("| per held lock (distlock, from the table above) | "
+				+ (results.distlock().memory != null ? num(results.distlock().memory.storeBytes(), 0) : "-") + " |");
+		line("| per released key, within the fence retention (" + ReleasedKeyMemory.KEYS + " keys) | "
+				+ num(released.withinRetention(), 0) + " |");
+		line("| per released key, after the retention (" + ReleasedKeyMemory.RETENTION.toSeconds()
+				+ " s here; expired " + num(released.expiredAfter().toMillis() / 1000.0, 1) + " s after the last "
+				+ "release, " + released.keysLeft() + " keys left) | " + num(released.afterRetention(), 0) + " |");
 		line("");
 		StatusCost.Result status = results.statusCost();
 		line("## Redis: status cost");

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -31,20 +30,19 @@ final class SuiteRunner {
 
 	private final Settings settings;
 
-	private final @Nullable Supplier<Map<String, Long>> commandCalls;
+	private final @Nullable RedisStats redisStats;
 
 	private final LongSupplier storeBytes;
 
 	private final Runnable reset;
 
 	/**
-	 * A runner; {@code commandCalls} and {@code storeBytes} read the store's counters (null and -1 when it has none),
+	 * A runner; {@code redisStats} and {@code storeBytes} read the store's counters (null and -1 when it has none),
 	 * {@code reset} empties the store between phases.
 	 */
-	SuiteRunner(Settings settings, @Nullable Supplier<Map<String, Long>> commandCalls, LongSupplier storeBytes,
-			Runnable reset) {
+	SuiteRunner(Settings settings, @Nullable RedisStats redisStats, LongSupplier storeBytes, Runnable reset) {
 		this.settings = settings;
-		this.commandCalls = commandCalls;
+		this.redisStats = redisStats;
 		this.storeBytes = storeBytes;
 		this.reset = reset;
 	}
@@ -130,13 +128,18 @@ final class SuiteRunner {
 		}
 		try {
 			reset.run();
-			if (commandCalls != null) {
-				Map<String, Long> before = commandCalls.get();
+			if (redisStats != null) {
+				Map<String, Long> before = redisStats.commandCalls();
+				Map<String, Long> microsBefore = redisStats.commandMicros();
 				Uncontended.cycles(client, keyPrefix + ":cmd", settings.commandCycles());
-				Map<String, Long> delta = RedisStats.delta(before, commandCalls.get());
-				delta.forEach((name, calls) -> result.commandBreakdown.put(name,
-						calls / (double) settings.commandCycles()));
-				result.commandsPerCycle = sum(delta) / (double) settings.commandCycles();
+				Map<String, Long> micros = RedisStats.delta(microsBefore, redisStats.commandMicros());
+				Map<String, Long> delta = RedisStats.delta(before, redisStats.commandCalls());
+				double cycles = settings.commandCycles();
+				delta.forEach((name, calls) -> {
+					result.commandBreakdown.put(name, calls / cycles);
+					result.microsPerCall.put(name, micros.getOrDefault(name, 0L) / (double) calls);
+				});
+				result.commandsPerCycle = sum(delta) / cycles;
 			}
 			reset.run();
 			result.memory = MemoryPerLock.measure(client, keyPrefix + ":mem", settings.heldLocks(), storeBytes);
@@ -149,12 +152,12 @@ final class SuiteRunner {
 	private void contention(LockArm arm, String keyPrefix, int count, ArmResult result) {
 		try {
 			reset.run();
-			Map<String, Long> before = commandCalls != null && count == 8 ? commandCalls.get() : null;
+			Map<String, Long> before = redisStats != null && count == 8 ? redisStats.commandCalls() : null;
 			ContentionResult contention = Contention.run(arm::newClient, count, keyPrefix + ":c" + count,
 					settings.window());
 			result.contention.put(count, contention);
-			if (before != null && commandCalls != null && contention.cycles() > 0) {
-				result.commandsPerContendedCycle = sum(RedisStats.delta(before, commandCalls.get()))
+			if (before != null && redisStats != null && contention.cycles() > 0) {
+				result.commandsPerContendedCycle = sum(RedisStats.delta(before, redisStats.commandCalls()))
 						/ (double) contention.cycles();
 			}
 			Progress.say(String.format("    %s: %,.0f/s, handoff p50 %.3f ms, wait max %.1f ms", result.name,

@@ -1,7 +1,6 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -10,12 +9,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.internal.Interrupts;
 import dev.distlock.core.spi.LockRequest;
 
 /**
  * The one place that knows each lock script's KEYS and ARGV layout (the Lua headers say the same from the other side),
- * and the deadline of each call: the lease it serves, capped by the command timeout.
+ * the deadline of each call (the lease it serves, capped by the command timeout), and the replica acknowledgement of
+ * grants and extensions ({@code WAIT}) when {@code replicaAcks} is above 0.
  */
 final class LockScripts {
 
@@ -28,51 +29,89 @@ final class LockScripts {
 
 	private final RedisKeys keys;
 
-	private final boolean pubSub;
+	private final String pubSub;
+
+	private final Duration retention;
 
 	private final String retentionMillis;
 
-	LockScripts(ScriptRunner runner, RedisKeys keys, boolean pubSub, Duration fenceRetention) {
+	private final String queueStayMillis;
+
+	private final int replicaAcks;
+
+	/** The last lease's ARGV strings: most callers use one lease, so each call need not format it again. */
+	private volatile LeaseArgs lastLease = new LeaseArgs(Duration.ZERO, "1", "1");
+
+	LockScripts(ScriptRunner runner, RedisKeys keys, boolean pubSub, Duration fenceRetention, int replicaAcks) {
 		this.runner = runner;
 		this.keys = keys;
-		this.pubSub = pubSub;
+		this.pubSub = pubSub ? "1" : "0";
+		this.retention = fenceRetention;
 		this.retentionMillis = String.valueOf(fenceRetention.toMillis());
+		this.queueStayMillis = String.valueOf(RedisAcquisition.QUEUE_STAY.toMillis());
+		this.replicaAcks = replicaAcks;
 	}
 
 	/**
-	 * {@code acquire.lua}: {1, fence} taken, {2, fence} already ours, {0, holder's PTTL} refused.
-	 * @param queueStay how long a refused caller's queue entry stays valid, or zero not to queue
+	 * {@code acquire.lua}: {1, fence} taken, {2, fence} already ours, {0, holder's PTTL} refused. A grant is
+	 * acknowledged by the replicas before it is returned (see {@link #acknowledge}).
+	 * @param queueStay how long a refused caller's queue entry stays valid, or zero for a single attempt that never
+	 * queues (the 2-KEYS form)
 	 */
 	long[] acquire(LockRequest request, Duration queueStay, int attempt, String grantChannel) {
-		String key = request.key();
-		List<?> reply = runner.run(RedisScripts.ACQUIRE,
-				List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
-				List.of(request.token(), millis(request.lease()), request.owner().owner(), request.owner().host(),
-						String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel, retentionMillis),
-				request.lease());
-		return new long[] { number(reply, 0), number(reply, 1) };
+		long until = runner.deadline(request.lease());
+		String lock = keys.lock(request.key());
+		LeaseArgs lease = leaseArgs(request.lease());
+		String[] redisKeys;
+		String[] args;
+		if (queueStay.isZero()) {
+			redisKeys = new String[] { lock, lock + RedisKeys.FENCE };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
+					request.owner().host() };
+		}
+		else {
+			redisKeys = new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
+					lock + RedisKeys.WAITERS };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
+					request.owner().host(), String.valueOf(queueStay.toMillis()), String.valueOf(attempt),
+					grantChannel };
+		}
+		List<?> reply = runner.run(RedisScripts.ACQUIRE, redisKeys, args, until);
+		long[] result = { number(reply, 0), number(reply, 1) };
+		if (result[0] != 0) {
+			acknowledge(lock, request.key(), request.token(), false, request.lease(), until);
+		}
+		return result;
 	}
 
 	/**
-	 * {@code acquire-all.lua}: {1, fence per request...} or {0, PTTL of the first blocking lock}.
+	 * {@code acquire-all.lua}: {1, fence per request...} or {0, PTTL of the first blocking lock}; acknowledged by the
+	 * replicas as {@link #acquire} is.
+	 * @param willWait whether a refused caller waits for a release message (then the blocking lock is marked, so its
+	 * release publishes one)
 	 */
-	long[] acquireAll(List<LockRequest> requests) {
-		List<String> redisKeys = new ArrayList<>(requests.size() * 2);
-		List<String> args = new ArrayList<>(requests.size() * 6 + 1);
+	long[] acquireAll(List<LockRequest> requests, boolean willWait) {
+		String[] redisKeys = new String[requests.size() * 3];
+		String[] args = new String[requests.size() * 6 + 2];
 		Duration shortest = requests.get(0).lease();
-		for (LockRequest request : requests) {
-			redisKeys.add(keys.lock(request.key()));
-			redisKeys.add(keys.fence(request.key()));
-			args.add(request.token());
-			args.add(millis(request.lease()));
-			args.add(request.shared() ? "1" : "0");
-			args.add(String.valueOf(request.shared() ? request.maxConcurrent() : 1));
-			args.add(request.owner().owner());
-			args.add(request.owner().host());
+		for (int i = 0; i < requests.size(); i++) {
+			LockRequest request = requests.get(i);
+			String lock = keys.lock(request.key());
+			redisKeys[3 * i] = lock;
+			redisKeys[3 * i + 1] = lock + RedisKeys.FENCE;
+			redisKeys[3 * i + 2] = lock + RedisKeys.WAITING;
+			args[6 * i] = request.token();
+			args[6 * i + 1] = millis(request.lease());
+			args[6 * i + 2] = request.shared() ? "1" : "0";
+			args[6 * i + 3] = String.valueOf(request.shared() ? request.maxConcurrent() : 1);
+			args[6 * i + 4] = request.owner().owner();
+			args[6 * i + 5] = request.owner().host();
 			shortest = request.lease().compareTo(shortest) < 0 ? request.lease() : shortest;
 		}
-		args.add(retentionMillis);
-		List<?> reply = runner.run(RedisScripts.ACQUIRE_ALL, redisKeys, args, shortest);
+		args[args.length - 2] = retentionMillis;
+		args[args.length - 1] = willWait && pubSub.equals("1") ? queueStayMillis : "0";
+		long until = runner.deadline(shortest);
+		List<?> reply = runner.run(RedisScripts.ACQUIRE_ALL, redisKeys, args, until);
 		long[] result = new long[reply == null ? 0 : reply.size()];
 		for (int i = 0; i < result.length; i++) {
 			result[i] = number(reply, i);
@@ -80,32 +119,55 @@ final class LockScripts {
 		if (result.length < 2) {
 			throw new IllegalStateException("Unexpected script result " + reply);
 		}
+		if (result[0] == 1 && replicaAcks > 0) {
+			try {
+				awaitReplicas(redisKeys[0], until);
+			}
+			catch (RuntimeException ex) {
+				requests.forEach(request -> cleanUp(request.key(), request.token(), request.shared(), request.lease()));
+				throw ex;
+			}
+		}
 		return result;
 	}
 
 	/** {@code release.lua} or {@code release-shared.lua}: whether this token held the lock (now or on an earlier run). */
 	boolean release(String key, String token, boolean shared, Duration lease) {
-		String channel = pubSub ? keys.channel(key) : "";
+		long until = runner.deadline(lease);
+		String lock = keys.lock(key);
 		Long released = shared
-				? runner.run(RedisScripts.RELEASE_SHARED, List.of(keys.lock(key), keys.fence(key)),
-						List.of(token, channel), lease)
+				? runner.run(RedisScripts.RELEASE_SHARED, new String[] { lock, lock + RedisKeys.FENCE },
+						new String[] { token, pubSub.equals("1") ? lock + RedisKeys.RELEASED : "" }, until)
 				: runner.run(RedisScripts.RELEASE,
-						List.of(keys.lock(key), keys.fence(key), keys.queue(key), keys.waiters(key)),
-						List.of(token, channel, retentionMillis), lease);
+						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
+								lock + RedisKeys.WAITERS },
+						new String[] { token, pubSub, retentionMillis, queueStayMillis }, until);
 		return released != null && released == 1;
 	}
 
-	/** {@code extend.lua} or {@code extend-shared.lua}: whether this token still held the lock. */
+	/**
+	 * {@code extend.lua} or {@code extend-shared.lua}: whether this token still held the lock. With replica acks, an
+	 * extension the replicas did not acknowledge in time throws a store error: the lock stays held on the master under
+	 * its earlier lease, and the caller's local lease is not extended (a renewal tries again on its next tick).
+	 */
 	boolean extend(String key, String token, boolean shared, Duration lease) {
-		Long extended = runner.run(shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND, List.of(keys.lock(key)),
-				List.of(token, millis(lease)), lease);
-		return extended != null && extended == 1;
+		long until = runner.deadline(lease);
+		String lock = keys.lock(key);
+		Long extended = runner.run(shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND, new String[] { lock },
+				new String[] { token, millis(lease) }, until);
+		boolean held = extended != null && extended == 1;
+		if (held && replicaAcks > 0) {
+			awaitReplicas(lock, until);
+		}
+		return held;
 	}
 
 	/** {@code force-release.lua}: whether a lock was removed. */
 	boolean forceRelease(String key) {
-		Long removed = runner.run(RedisScripts.FORCE_RELEASE, List.of(keys.lock(key)),
-				List.of(pubSub ? keys.channel(key) : ""), runner.timeout());
+		String lock = keys.lock(key);
+		Long removed = runner.run(RedisScripts.FORCE_RELEASE, new String[] { lock },
+				new String[] { pubSub.equals("1") ? lock + RedisKeys.RELEASED : "" },
+				runner.deadline(runner.timeout()));
 		return removed != null && removed == 1;
 	}
 
@@ -141,9 +203,55 @@ final class LockScripts {
 	}
 
 	private boolean withdraw(String key, String token, Duration lease) {
-		Long held = runner.run(RedisScripts.WITHDRAW, List.of(keys.lock(key), keys.queue(key), keys.waiters(key)),
-				List.of(token), lease);
+		String lock = keys.lock(key);
+		Long held = runner.run(RedisScripts.WITHDRAW,
+				new String[] { lock, lock + RedisKeys.QUEUE, lock + RedisKeys.WAITERS }, new String[] { token },
+				runner.deadline(lease));
 		return held != null && held == 1;
+	}
+
+	/**
+	 * With replica acks on, waits until enough replicas have the grant just written on this connection; a grant they
+	 * did not acknowledge by the deadline is released by owner token and reported as a store error, never as held.
+	 */
+	private void acknowledge(String lock, String key, String token, boolean shared, Duration lease, long until) {
+		if (replicaAcks == 0) {
+			return;
+		}
+		try {
+			awaitReplicas(lock, until);
+		}
+		catch (RuntimeException ex) {
+			cleanUp(key, token, shared, lease);
+			throw ex;
+		}
+	}
+
+	private void awaitReplicas(String lock, long until) {
+		long start = System.nanoTime();
+		long acknowledged = runner.awaitReplicas(lock, replicaAcks, until);
+		if (acknowledged < replicaAcks) {
+			throw new LockStoreException(null, "not acknowledged by " + replicaAcks + " replica(s) within "
+					+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, until - start)) + " ms ("
+					+ (acknowledged < 0 ? "no answer to WAIT in time" : acknowledged + " did") + ")", null);
+		}
+	}
+
+	private LeaseArgs leaseArgs(Duration lease) {
+		LeaseArgs last = lastLease;
+		if (!last.lease().equals(lease)) {
+			last = new LeaseArgs(lease, millis(lease), String.valueOf(Math.max(retention.toMillis(), lease.toMillis())));
+			lastLease = last;
+		}
+		return last;
+	}
+
+	/**
+	 * Whether grants wait for replica acknowledgement: then a hand-off is taken by a round trip that writes on this
+	 * client's connection (acquire.lua's "already yours"), so a WAIT covers it.
+	 */
+	boolean acknowledges() {
+		return replicaAcks > 0;
 	}
 
 	private static long number(@Nullable List<?> result, int index) {
@@ -155,6 +263,12 @@ final class LockScripts {
 
 	private static String millis(Duration lease) {
 		return String.valueOf(Math.max(1, lease.toMillis()));
+	}
+
+	/**
+	 * A lease's ARGV: its milliseconds, and the fence hash's TTL for it (the retention, never less than the lease).
+	 */
+	private record LeaseArgs(Duration lease, String millis, String fenceTtl) {
 	}
 
 }

@@ -80,8 +80,10 @@ final class RedisAcquisition implements Acquisition {
 
 	@Override
 	public Optional<Granted> tryOnce() {
-		Grant handedOver = takeGrant();
-		if (handedOver != null) { // a release handed us the lock: no round trip
+		// A release handed us the lock: no round trip. With replica acks the attempt below takes it instead (answer 2),
+		// as the grant must be written on this client's connection for WAIT to cover it.
+		Grant handedOver = scripts.acknowledges() ? null : takeGrant();
+		if (handedOver != null) {
 			return Optional.of(granted(handedOver.fencingToken(), handedOver.leaseStartNanos()));
 		}
 		long sent = System.nanoTime();
@@ -89,7 +91,7 @@ final class RedisAcquisition implements Acquisition {
 		long[] reply;
 		try {
 			if (request.shared()) {
-				reply = scripts.acquireAll(List.of(request));
+				reply = scripts.acquireAll(List.of(request), true);
 			}
 			else {
 				reply = scripts.acquire(request, handsOff ? QUEUE_STAY : Duration.ZERO, attempt,

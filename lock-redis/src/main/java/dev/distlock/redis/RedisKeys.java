@@ -21,12 +21,30 @@ import dev.distlock.core.InvalidLockKeyException;
  * (a sorted set by arrival) and their entries (a hash: deadline, attempt, lease, owner, host, grant channel); they
  * exist only while
  * someone waits, and expire with their last entry</li>
+ * <li>{@code <namespace>:{<key>}:waiting}: the waiting mark, a string set by every refused attempt of a caller that
+ * waits (for its queue entry's life, or the holder's remaining lease if longer); a release deletes it with the lock
+ * and looks at the queue and publishes only if it was there</li>
  * <li>{@code <namespace>:{<key>}:released}: the pub/sub channel a release publishes on</li>
  * <li>{@code <namespace>:grants:<client id>}: the pub/sub channel a release hands a lock to one of that client's
  * queued waiters on</li>
  * </ul>
  */
 final class RedisKeys {
+
+	/** Suffix of the fence hash's name after the lock key's. */
+	static final String FENCE = ":fence";
+
+	/** Suffix of the waiting mark's name. */
+	static final String WAITING = ":waiting";
+
+	/** Suffix of the waiter queue's name. */
+	static final String QUEUE = ":queue";
+
+	/** Suffix of the waiter entries' name. */
+	static final String WAITERS = ":waiters";
+
+	/** Suffix of the release channel's name. */
+	static final String RELEASED = ":released";
 
 	private final String namespace;
 
@@ -46,15 +64,19 @@ final class RedisKeys {
 	}
 
 	String fence(String key) {
-		return lock(key) + ":fence";
+		return lock(key) + FENCE;
+	}
+
+	String waiting(String key) {
+		return lock(key) + WAITING;
 	}
 
 	String queue(String key) {
-		return lock(key) + ":queue";
+		return lock(key) + QUEUE;
 	}
 
 	String waiters(String key) {
-		return lock(key) + ":waiters";
+		return lock(key) + WAITERS;
 	}
 
 	/**
@@ -66,7 +88,7 @@ final class RedisKeys {
 	}
 
 	String channel(String key) {
-		return lock(key) + ":released";
+		return lock(key) + RELEASED;
 	}
 
 	/**

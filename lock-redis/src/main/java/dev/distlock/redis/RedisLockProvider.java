@@ -22,6 +22,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
@@ -37,7 +38,8 @@ import dev.distlock.core.spi.WaitingLockProvider;
  * Locks in Redis through Spring Data Redis. Every lock operation is one script (one EVALSHA round trip) that compares
  * the owner token; fencing tokens come from a per-key counter kept for the fence retention. Waiters queue in Redis and
  * are handed the lock by the release itself, woken over one shared pub/sub connection (Lettuce factories); without
- * pub/sub they poll. Every call has a deadline: the lease it serves, capped by the client's command timeout.
+ * pub/sub they poll. Every call has a deadline: the lease it serves, capped by the client's command timeout. With
+ * {@code replicaAcks} above 0, a grant counts only once that many replicas acknowledged it ({@code WAIT}).
  */
 public final class RedisLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, AutoCloseable {
 
@@ -70,6 +72,10 @@ public final class RedisLockProvider implements WaitingLockProvider, LockStatusS
 	 * A provider on the connection factory, which the caller owns and closes.
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, RedisLockSettings settings) {
+		if (settings.replicaAcks() > 0 && !(connectionFactory instanceof LettuceConnectionFactory)) {
+			throw new InvalidLockOptionException("replicaAcks", "needs a LettuceConnectionFactory (WAIT must run on "
+					+ "the connection that wrote the grant), was " + settings.replicaAcks());
+		}
 		this.connectionFactory = connectionFactory;
 		this.settings = settings;
 		this.redis = new StringRedisTemplate(connectionFactory);
@@ -79,7 +85,8 @@ public final class RedisLockProvider implements WaitingLockProvider, LockStatusS
 		this.runner = new ScriptRunner(connectionFactory, redis, commandTimeout(connectionFactory));
 		this.channels = new PubSubChannels(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null,
 				message -> RedisAcquisition.route(message, queued));
-		this.scripts = new LockScripts(runner, keys, channels.enabled(), settings.fenceRetention());
+		this.scripts = new LockScripts(runner, keys, channels.enabled(), settings.fenceRetention(),
+				settings.replicaAcks());
 	}
 
 	/**
@@ -133,7 +140,7 @@ public final class RedisLockProvider implements WaitingLockProvider, LockStatusS
 		}
 		long[] reply;
 		try {
-			reply = scripts.acquireAll(requests);
+			reply = scripts.acquireAll(requests, false);
 		}
 		catch (RuntimeException ex) {
 			requests.forEach(request -> scripts.cleanUp(request.key(), request.token(), request.shared(),

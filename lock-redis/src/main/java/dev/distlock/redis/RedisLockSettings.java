@@ -12,14 +12,17 @@ import dev.distlock.core.InvalidLockOptionException;
  * @param fenceRetention how long a key's fencing counter outlives its last grant; never shorter than the lease it
  * serves. Within it, fencing tokens keep increasing even if the server clock steps back; after it, a new token comes
  * from the server clock alone
+ * @param replicaAcks how many replicas must acknowledge each grant (Redis {@code WAIT}) before it is returned as
+ * held; 0 returns grants at once, as asynchronous replication allows
  */
-public record RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention) {
+public record RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention, int replicaAcks) {
 
 	/** The default fence retention: one day. */
 	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(1);
 
 	/**
-	 * Validates the namespace (non-blank, free of braces, which would move the cluster hash tag) and the retention.
+	 * Validates the namespace (non-blank, free of braces, which would move the cluster hash tag), the retention and
+	 * the replica acknowledgements.
 	 */
 	public RedisLockSettings {
 		if (namespace == null || namespace.isBlank()) {
@@ -34,6 +37,16 @@ public record RedisLockSettings(String namespace, boolean pubSub, Duration fence
 			throw new InvalidLockOptionException("fenceRetention",
 					"must be between 1 s and 3650 days, was " + fenceRetention);
 		}
+		if (replicaAcks < 0) {
+			throw new InvalidLockOptionException("replicaAcks", "must be 0 or more, was " + replicaAcks);
+		}
+	}
+
+	/**
+	 * Settings without replica acknowledgement.
+	 */
+	public RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention) {
+		this(namespace, pubSub, fenceRetention, 0);
 	}
 
 	/**
@@ -44,10 +57,17 @@ public record RedisLockSettings(String namespace, boolean pubSub, Duration fence
 	}
 
 	/**
-	 * The defaults: namespace {@code distlock}, pub/sub on, fence retention one day.
+	 * The defaults: namespace {@code distlock}, pub/sub on, fence retention one day, no replica acknowledgement.
 	 */
 	public static RedisLockSettings defaults() {
 		return new RedisLockSettings("distlock", true);
+	}
+
+	/**
+	 * These settings with another number of replicas that must acknowledge each grant.
+	 */
+	public RedisLockSettings withReplicaAcks(int replicas) {
+		return new RedisLockSettings(namespace, pubSub, fenceRetention, replicas);
 	}
 
 }

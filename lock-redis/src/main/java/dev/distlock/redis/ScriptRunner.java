@@ -12,9 +12,12 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -46,9 +49,9 @@ final class ScriptRunner implements AutoCloseable {
 
 	private final Object lock = new Object();
 
-	private volatile @Nullable RedisScriptingAsyncCommands<String, String> commands;
+	private volatile @Nullable RedisClusterAsyncCommands<String, String> commands;
 
-	private @Nullable StatefulConnection<String, String> connection;
+	private volatile @Nullable StatefulConnection<String, String> connection;
 
 	private volatile boolean templateOnly;
 
@@ -60,35 +63,77 @@ final class ScriptRunner implements AutoCloseable {
 	}
 
 	/**
+	 * The deadline of a call serving a lease: the lease, capped by the command timeout, from now. Opens the connection
+	 * first if needed, so connecting does not eat the call's time (a failed connect throws here).
+	 */
+	long deadline(Duration lease) {
+		commands();
+		return System.nanoTime() + Math.min(lease.toNanos(), timeout.toNanos());
+	}
+
+	/**
 	 * Runs the script on the keys with the arguments and returns its reply: a {@code List} of Longs and Strings or a
 	 * Long, as the script's result type says.
-	 * @param deadline how long to wait for the reply at most, capped by the command timeout
+	 * @param untilNanos when to stop waiting for the reply ({@link #deadline(Duration)})
 	 * @throws LockStoreException if the reply does not come in time; an interrupt does not end the wait (the flag is
 	 * set again afterwards)
 	 */
 	@SuppressWarnings("unchecked")
-	<T> @Nullable T run(RedisScripts.LuaScript<T> script, List<String> keys, List<String> args, Duration deadline) {
-		RedisScriptingAsyncCommands<String, String> async = commands();
+	<T> @Nullable T run(RedisScripts.LuaScript<T> script, String[] keys, String[] args, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
-			return template.execute(script.spring(), keys, args.toArray());
+			return template.execute(script.spring(), List.of(keys), (Object[]) args);
 		}
-		String[] keyArray = keys.toArray(String[]::new);
-		String[] argArray = args.toArray(String[]::new);
-		long until = System.nanoTime() + Math.min(deadline.toNanos(), timeout.toNanos());
 		try {
-			return (T) await(async.evalsha(script.sha(), script.output(), keyArray, argArray), until);
+			return (T) await(async.evalsha(script.sha(), script.output(), keys, args), untilNanos);
 		}
 		catch (RedisNoScriptException ex) {
 			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
-			return (T) await(async.eval(script.text(), script.output(), keyArray, argArray), until);
+			return (T) await(async.eval(script.text(), script.output(), keys, args), untilNanos);
 		}
+	}
+
+	/**
+	 * Sends {@code WAIT replicas timeout} on the connection that ran this lock key's scripts (in a cluster, the
+	 * connection to the key's master), so it covers every write sent on it so far, and returns how many replicas
+	 * acknowledged them. The server-side timeout is nine tenths of what is left of the deadline (at least 1 ms, as 0
+	 * would block for ever), so its answer normally arrives before the caller stops waiting; one that does not (a
+	 * busy machine) counts as no acknowledgement.
+	 * @return the replicas that acknowledged, or -1 when the answer did not come by the deadline
+	 * @throws LockStoreException if the scripts run through the template, whose connection for a call is not known
+	 */
+	long awaitReplicas(String redisKey, int replicas, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		if (async == null) {
+			throw new LockStoreException(null, "Replica acknowledgement needs the provider's own Lettuce connection "
+					+ "(a LettuceConnectionFactory whose client has a default URI, or a cluster)", null);
+		}
+		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNanos - System.nanoTime()) * 9 / 10);
+		BaseRedisAsyncCommands<String, String> target = async;
+		StatefulConnection<String, String> open = connection;
+		if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
+			RedisURI master = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey)).getUri();
+			// Slot-routed commands use the node connection keyed by host and port: the same one EVALSHA went over.
+			target = cluster.getConnection(master.getHost(), master.getPort()).async();
+		}
+		Object acknowledged;
+		try {
+			acknowledged = await(target.waitForReplication(replicas, waitMillis), untilNanos);
+		}
+		catch (LockStoreException ex) {
+			if (ex.getCause() instanceof TimeoutException) {
+				return -1;
+			}
+			throw ex;
+		}
+		return acknowledged instanceof Number number ? number.longValue() : 0;
 	}
 
 	/**
 	 * Waits for the reply until the deadline, through interrupts: a lock command abandoned halfway could leave a lock
 	 * granted to nobody, so an interrupt is kept for the caller to honour once the reply is in.
 	 */
-	private static Object await(RedisFuture<Object> reply, long untilNanos) {
+	private static Object await(RedisFuture<?> reply, long untilNanos) {
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -137,8 +182,8 @@ final class ScriptRunner implements AutoCloseable {
 		}
 	}
 
-	private @Nullable RedisScriptingAsyncCommands<String, String> commands() {
-		RedisScriptingAsyncCommands<String, String> sync = commands;
+	private @Nullable RedisClusterAsyncCommands<String, String> commands() {
+		RedisClusterAsyncCommands<String, String> sync = commands;
 		if (sync != null || templateOnly) {
 			return sync;
 		}
@@ -168,7 +213,7 @@ final class ScriptRunner implements AutoCloseable {
 			return; // factory not started yet: this call goes through the template, which starts or fails it
 		}
 		StatefulConnection<String, String> opened;
-		RedisScriptingAsyncCommands<String, String> sync;
+		RedisClusterAsyncCommands<String, String> sync;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
 				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);

@@ -4,20 +4,32 @@
 -- pruning the holders whose expiry (by the server's TIME) has passed; each grant sets that key's fencing counter to
 -- max(counter + 1, server TIME in microseconds), as acquire.lua does, so tokens also outlive a loss of data; each fence
 -- hash lives for the retention, never less than the lease. A lock this token already holds (the same call replayed
--- after a reconnect) counts as taken, with its current fencing token, so a replay never reports "held".
--- KEYS[2i-1] lock key, KEYS[2i] fence hash of request i
--- ARGV[6(i-1)+1..6] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host; the last ARGV is the
--- fence retention ms; 'at' is the server's TIME in epoch ms
+-- after a reconnect) counts as taken, with its current fencing token, and its lease is restarted (so the answer is a
+-- write that a following WAIT covers); a replay never reports "held". A refused caller that will wait sets the
+-- blocking lock's waiting mark, so its release publishes (see release.lua).
+-- KEYS[3i-2] lock key, KEYS[3i-1] fence hash, KEYS[3i] waiting mark of request i
+-- ARGV[6(i-1)+1..6] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host of request i; then
+-- ARGV[#ARGV-1] the fence retention ms, ARGV[#ARGV] how long the waiting mark lasts at least, in ms ('0': the caller
+-- will not wait, set no mark); 'at' is the server's TIME in epoch ms
 -- Returns {1, fencing token 1, fencing token 2, ...} or {0, remaining ms of the first blocking lock (PTTL)}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local n = #KEYS / 2
-local retention = tonumber(ARGV[#ARGV])
+local n = #KEYS / 3
+local retention = tonumber(ARGV[#ARGV - 1])
+local mark = tonumber(ARGV[#ARGV])
 local empty = {}
 local mine = {}
+local function refused(i)
+	local lock = KEYS[3 * i - 2]
+	local remaining = redis.call('PTTL', lock)
+	if mark > 0 then
+		redis.call('SET', KEYS[3 * i], '1', 'PX', math.max(mark, remaining))
+	end
+	return {0, remaining}
+end
 for i = 1, n do
-	local lock = KEYS[2 * i - 1]
+	local lock = KEYS[3 * i - 2]
 	local a = 6 * (i - 1)
 	local kind = redis.call('TYPE', lock).ok
 	empty[i] = true
@@ -29,32 +41,34 @@ for i = 1, n do
 	elseif kind ~= 'none' then
 		-- Three cases: held exclusively, shared by holders of which some may have expired, or free.
 		if ARGV[a + 3] ~= '1' or kind ~= 'zset' then
-			return {0, redis.call('PTTL', lock)}
+			return refused(i)
 		end
 		redis.call('ZREMRANGEBYSCORE', lock, '-inf', now)
 		local holders = redis.call('ZCARD', lock)
 		if holders >= tonumber(ARGV[a + 4]) then
-			return {0, redis.call('PTTL', lock)}
+			return refused(i)
 		end
 		empty[i] = holders == 0
 	end
 end
 local result = {1}
 for i = 1, n do
-	local lock = KEYS[2 * i - 1]
-	local fence = KEYS[2 * i]
+	local lock = KEYS[3 * i - 2]
+	local fence = KEYS[3 * i - 1]
 	local a = 6 * (i - 1)
-	if mine[i] then
-		result[i + 1] = tonumber(redis.call('HGET', fence, 'n'))
-	elseif ARGV[a + 3] == '1' then
+	if ARGV[a + 3] == '1' then
 		redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])
 		-- The set lives exactly as long as its longest-lived holder, so an exclusive SET NX succeeds once all expired.
 		local top = redis.call('ZRANGE', lock, -1, -1, 'WITHSCORES')
 		redis.call('PEXPIREAT', lock, top[2])
+	elseif mine[i] then
+		redis.call('PEXPIRE', lock, ARGV[a + 2])
 	else
 		redis.call('SET', lock, ARGV[a + 1], 'PX', ARGV[a + 2])
 	end
-	if not mine[i] then
+	if mine[i] then
+		result[i + 1] = tonumber(redis.call('HGET', fence, 'n'))
+	else
 		local token = math.max(tonumber(redis.call('HGET', fence, 'n') or '0') + 1, micros)
 		result[i + 1] = token
 		if empty[i] then

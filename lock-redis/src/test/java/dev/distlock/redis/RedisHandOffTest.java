@@ -150,6 +150,7 @@ class RedisHandOffTest {
 		// A waiter that died long ago: its entry's deadline (server ms) is in the past.
 		redis.opsForZSet().add("distlock:{stale}:queue", "ghost", 1);
 		redis.opsForHash().put("distlock:{stale}:waiters", "ghost", "[\"1\",\"0\",\"30000\",\"ghost\",\"nowhere\",\"distlock:grants:ghost\"]");
+		redis.opsForValue().set("distlock:{stale}:waiting", "1"); // its refused attempt marked the lock as waited for
 
 		assertThat(held.release()).isTrue();
 

@@ -32,6 +32,7 @@ import dev.distlock.core.spi.LockRequest;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The wire protocol: commands per operation (INFO commandstats), key layout, server-clock expiry of shared holders,
@@ -80,11 +81,54 @@ class RedisLockProviderProtocolTest {
 		Map<String, Long> delta = delta(before, commandStats());
 		delta.remove("info"); // the INFO that read "before"
 		// commandstats also counts the commands a script runs, so the figure splits into round trips and script work:
-		// acquire = SET NX, TIME, HGET + HSET + PEXPIRE (retention) of the fence hash; release = GET, HSET of the
-		// releasing token (replay safety), ZRANGE (is anyone queued for a hand-off?), DEL, PUBLISH.
+		// acquire = SET NX, TIME, HMGET (last token and holder) + HSET + PEXPIRE (retention) of the fence hash;
+		// release = GET, DEL of the lock and the waiting mark (nobody marked it, so no queue lookup and no PUBLISH),
+		// HSET of the releasing token (replay safety).
 		assertThat(delta.remove("evalsha")).isEqualTo(2L);
-		assertThat(delta).containsExactlyInAnyOrderEntriesOf(Map.of("set", 1L, "time", 1L, "hget", 1L, "hset", 2L,
-				"pexpire", 1L, "get", 1L, "zrange", 1L, "del", 1L, "publish", 1L));
+		assertThat(delta).containsExactlyInAnyOrderEntriesOf(Map.of("set", 1L, "time", 1L, "hmget", 1L, "hset", 2L,
+				"pexpire", 1L, "get", 1L, "del", 1L));
+	}
+
+	@Test
+	void aReleaseLooksAtTheQueueAndPublishesOnlyWhenAWaiterMarkedTheLock() {
+		Lease held = provider.tryAcquire(request("marked", "holder")).orElseThrow();
+		try (var waiter = provider.begin(request("marked", "waiter"))) {
+			assertThat(waiter.tryOnce()).isEmpty(); // refused: queues and marks the lock as waited for
+			assertThat(redis.hasKey("distlock:{marked}:waiting")).isTrue();
+			Map<String, Long> before = commandStats();
+			assertThat(held.release()).isTrue();
+			Map<String, Long> delta = delta(before, commandStats());
+			// The mark went with the lock, so the release looked at the queue and handed the lock to the waiter.
+			assertThat(delta).containsEntry("zrange", 1L).containsEntry("publish", 1L);
+			assertThat(redis.opsForValue().get("distlock:{marked}")).isEqualTo("waiter");
+			waiter.tryOnce().orElseThrow().lease().release();
+		}
+		assertThat(redis.hasKey("distlock:{marked}")).isFalse();
+	}
+
+	@Test
+	void aFullNoevictionRedisRefusesAcquiresAsStoreErrorsButStillReleasesAndExtends() {
+		Lease held = provider.tryAcquire(request("full", "holder")).orElseThrow();
+		redis.execute((RedisCallback<Object>) c -> {
+			c.serverCommands().setConfig("maxmemory-policy", "noeviction");
+			c.serverCommands().setConfig("maxmemory", "1");
+			return null;
+		});
+		try {
+			assertThatThrownBy(() -> provider.tryAcquire(request("full-other", "t")))
+				.isInstanceOf(dev.distlock.core.LockStoreException.class)
+				.hasMessageContaining("OOM");
+			assertThat(held.extend(Duration.ofSeconds(30))).isTrue();
+			assertThat(held.release()).isTrue();
+		}
+		finally {
+			redis.execute((RedisCallback<Object>) c -> {
+				c.serverCommands().setConfig("maxmemory", "0");
+				return null;
+			});
+		}
+		assertThat(redis.hasKey("distlock:{full}")).isFalse();
+		assertThat(redis.hasKey("distlock:{full-other}")).isFalse();
 	}
 
 	@Test

@@ -251,6 +251,13 @@ public class DistributedLockProperties {
 		 */
 		private Duration fenceRetention = Duration.ofDays(1);
 
+		/**
+		 * How many replicas must acknowledge each grant (Redis WAIT, bounded by the lease and the command timeout)
+		 * before it counts as held; a grant not acknowledged in time is released and reported as a store error. 0
+		 * returns grants at once, and a grant the master had not yet replicated can be lost in a failover.
+		 */
+		private int replicaAcks = 0;
+
 		public String getNamespace() {
 			return namespace;
 		}
@@ -273,6 +280,14 @@ public class DistributedLockProperties {
 
 		public void setFenceRetention(Duration fenceRetention) {
 			this.fenceRetention = fenceRetention;
+		}
+
+		public int getReplicaAcks() {
+			return replicaAcks;
+		}
+
+		public void setReplicaAcks(int replicaAcks) {
+			this.replicaAcks = replicaAcks;
 		}
 
 	}

@@ -34,7 +34,7 @@ public final class RedisLockAutoConfiguration {
 		DistributedLockProperties.Redis redis = properties.getRedis();
 		RedisLockSettings settings = PropertyChecks.storeSettings("redis", () -> new RedisLockSettings(
 				PropertyChecks.text("redis.namespace", redis.getNamespace()), redis.isPubSub(),
-				redis.getFenceRetention()));
+				redis.getFenceRetention(), redis.getReplicaAcks()));
 		return new RedisLockProvider(connectionFactory, settings);
 	}
 

@@ -23,6 +23,7 @@ class ConfigurationMetadataTests {
 			"distributed-lock.max-wait", "distributed-lock.auto-renew", "distributed-lock.on-failure",
 			"distributed-lock.owner", "distributed-lock.shutdown-wait", "distributed-lock.redis.namespace",
 			"distributed-lock.redis.pub-sub", "distributed-lock.redis.fence-retention",
+			"distributed-lock.redis.replica-acks",
 			"distributed-lock.mongo.collection", "distributed-lock.mongo.write-concern",
 			"distributed-lock.mongo.create-indexes", "distributed-lock.mongo.purge-interval",
 			"distributed-lock.mongo.purge-grace", "distributed-lock.mongo.call-timeout",

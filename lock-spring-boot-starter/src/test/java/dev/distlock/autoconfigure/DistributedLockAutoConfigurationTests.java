@@ -311,6 +311,7 @@ class DistributedLockAutoConfigurationTests {
 	@CsvSource(delimiter = '|', textBlock = """
 			distributed-lock.redis.namespace=\t          | distributed-lock.redis.namespace
 			distributed-lock.redis.pub-sub=often         | distributed-lock.redis.pub-sub
+			distributed-lock.redis.replica-acks=-1       | distributed-lock.redis.replica-acks
 			distributed-lock.enabled=notaboolean         | distributed-lock.enabled
 			""")
 	void badRedisPropertyFailsNamingIt(String property, String name) {

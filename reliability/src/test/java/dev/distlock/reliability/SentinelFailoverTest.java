@@ -15,10 +15,12 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.RedisLockAutoConfiguration;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.redis.testsupport.RedisSentinelProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * A real Sentinel topology (master, replica, three sentinels, quorum 2), reached as an application would through
@@ -88,7 +90,7 @@ class SentinelFailoverTest {
 	}
 
 	/**
-	 * Without replica acknowledgement (acks = 0, today's only mode), a grant the master answered but never sent to
+	 * Without replica acknowledgement (acks = 0, the default), a grant the master answered but never sent to
 	 * the replica is lost when the master dies: the replica is frozen (SIGSTOP) and its link cut, as when it falls
 	 * behind, so the grant stays on the master only; the master is killed, the replica resumed (SIGCONT) and
 	 * promoted, and a second client takes the same key while the first still believes it holds it. A lock granted
@@ -134,6 +136,64 @@ class SentinelFailoverTest {
 				replicated.release();
 				inKernelBuffer.release();
 			});
+		}
+	}
+
+	/**
+	 * With {@code replica-acks=1} every grant waits for the replica's acknowledgement ({@code WAIT}, bounded by the
+	 * lease and the 1 s command timeout). Grants made while replication runs are returned and survive the master's
+	 * death; while the replica is frozen (SIGSTOP: it sends no acknowledgement) an acquire fails with a typed store
+	 * error within its bound and leaves the key free on the master; once the replica is promoted, a second client is
+	 * refused every key the first was granted.
+	 */
+	@Test
+	void withReplicaAcksAnUnacknowledgedGrantFailsTypedAndEveryReturnedGrantSurvivesFailover() {
+		try (RedisSentinelProcess topology = RedisSentinelProcess.start(Duration.ofSeconds(2))) {
+			runner.withPropertyValues(sentinelProperties(topology))
+				.withPropertyValues("distributed-lock.redis.replica-acks=1")
+				.run(context -> {
+					LockTemplate template = context.getBean(LockTemplate.class);
+					LockOptions lease = LockOptions.builder().timeout(Duration.ofSeconds(60)).build();
+					int grants = 20;
+					java.util.List<LockHandle> held = new java.util.ArrayList<>();
+					for (int i = 0; i < grants; i++) {
+						held.add(template.acquire("acked-" + i, lease));
+					}
+
+					topology.stopReplica();
+					long start = System.nanoTime();
+					Throwable refused = catchThrowable(() -> template.tryAcquire("while-replica-stopped", lease));
+					Duration took = Duration.ofNanos(System.nanoTime() - start);
+					String onMaster = RedisSentinelProcess.cli(topology.master().port(), "EXISTS",
+							"distlock:{while-replica-stopped}").strip();
+					Reports.figure("redis.sentinel.acks1.grantWhileReplicaStopped", (refused == null ? "returned"
+							: refused.getClass().getSimpleName() + ": " + refused.getMessage()) + " after "
+							+ took.toMillis() + " ms; key on master afterwards: " + onMaster);
+					assertThat(refused).isInstanceOf(LockStoreException.class)
+						.hasMessageContaining("not acknowledged by 1 replica(s) within");
+					assertThat(took).isLessThan(CALL_BOUND);
+					assertThat(onMaster).as("the unacknowledged grant was released").isEqualTo("0");
+
+					topology.killMaster();
+					topology.continueReplica();
+					Duration promoted = topology.awaitPromotion(RECOVERY_BOUND);
+					LockTemplate second = LockTemplate.builder(template.provider()).build();
+					int survived = 0;
+					for (int i = 0; i < grants; i++) {
+						int index = i;
+						if (awaitStore(() -> second.tryAcquire("acked-" + index, lease)).isEmpty()) {
+							survived++;
+						}
+					}
+					String stoppedKey = RedisSentinelProcess.cli(topology.replica().port(), "EXISTS",
+							"distlock:{while-replica-stopped}").strip();
+					Reports.figure("redis.sentinel.acks1.promotedAfterKill", promoted.toMillis() + " ms");
+					Reports.figure("redis.sentinel.acks1.acknowledgedGrantsSurvived", survived + " of " + grants);
+					assertThat(survived).as("every acknowledged grant still blocks a second client").isEqualTo(grants);
+					assertThat(stoppedKey).as("the refused grant is not on the promoted replica").isEqualTo("0");
+					assertThat(held).allSatisfy(handle -> assertThat(handle.isHeld()).isTrue());
+					second.close();
+				});
 		}
 	}
 

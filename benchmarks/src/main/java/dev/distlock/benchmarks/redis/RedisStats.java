@@ -47,6 +47,27 @@ public final class RedisStats implements AutoCloseable {
 	}
 
 	/**
+	 * Microseconds of server time per command name since the server started ({@code usec} of
+	 * {@code INFO commandstats}; a script's own figure includes the commands it runs, which are also counted under
+	 * their own names), without INFO.
+	 */
+	public Map<String, Long> commandMicros() {
+		Map<String, Long> micros = new TreeMap<>();
+		for (String line : commands.info("commandstats").split("\r?\n")) {
+			if (!line.startsWith("cmdstat_")) {
+				continue;
+			}
+			String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+			int from = line.indexOf("usec=") + "usec=".length();
+			int to = line.indexOf(',', from);
+			if (!name.equals("info")) {
+				micros.put(name, Long.parseLong(line.substring(from, to)));
+			}
+		}
+		return micros;
+	}
+
+	/**
 	 * Per-command differences between two {@link #commandCalls()} snapshots, without zeros.
 	 */
 	public static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
@@ -82,6 +103,13 @@ public final class RedisStats implements AutoCloseable {
 			}
 		}
 		return "unknown";
+	}
+
+	/**
+	 * The number of keys in the database.
+	 */
+	public long dbSize() {
+		return commands.dbsize();
 	}
 
 	/**
