@@ -10,7 +10,7 @@ import dev.distlock.benchmarks.redis.DistlockProviderArm;
 import dev.distlock.benchmarks.redis.DistlockRedisArm;
 import dev.distlock.benchmarks.redis.IntegrationRegistryArm;
 import dev.distlock.benchmarks.redis.LettuceFloorArm;
-import dev.distlock.benchmarks.redis.RedisServerProcess;
+import dev.distlock.benchmarks.redis.BenchmarkRedisServer;
 import dev.distlock.benchmarks.redis.ReleasedKeyMemory;
 import dev.distlock.benchmarks.redis.ScriptCost;
 import dev.distlock.benchmarks.redis.RedisStats;
@@ -43,7 +43,7 @@ final class RedisSuite {
 
 	static Results run(Settings settings) {
 		Progress.say("Redis arms");
-		try (RedisServerProcess server = RedisServerProcess.start();
+		try (BenchmarkRedisServer server = BenchmarkRedisServer.start();
 				RedisStats stats = new RedisStats("redis://127.0.0.1:" + server.port())) {
 			String uri = "redis://127.0.0.1:" + server.port();
 			int port = server.port();

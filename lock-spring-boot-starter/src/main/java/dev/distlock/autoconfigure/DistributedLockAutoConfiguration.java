@@ -37,10 +37,10 @@ public final class DistributedLockAutoConfiguration {
 	@ConditionalOnMissingBean
 	LockProvider lockProvider(DistributedLockProperties properties) {
 		return switch (properties.getProvider()) {
-			case REDIS -> throw PropertyChecks.invalid("provider", "is redis, but no Redis lock provider could be "
+			case REDIS -> throw LockPropertyValues.invalid("provider", "is redis, but no Redis lock provider could be "
 					+ "configured: add dev.distlock:lock-redis and spring-boot-starter-data-redis so that a single "
 					+ "RedisConnectionFactory bean exists");
-			case MONGO -> throw PropertyChecks.invalid("provider", "is mongo, but no MongoDB lock provider could be "
+			case MONGO -> throw LockPropertyValues.invalid("provider", "is mongo, but no MongoDB lock provider could be "
 					+ "configured: add dev.distlock:lock-mongo and spring-boot-starter-data-mongodb so that a single "
 					+ "MongoTemplate bean exists");
 			case IN_MEMORY -> {
@@ -63,9 +63,9 @@ public final class DistributedLockAutoConfiguration {
 	LockTemplate lockTemplate(LockProvider provider, DistributedLockProperties properties,
 			ObjectProvider<LockListener> listeners, Environment environment) {
 		LockTemplate.Builder builder = LockTemplate.builder(provider)
-			.defaults(PropertyChecks.options(properties))
-			.keyPrefix(PropertyChecks.keyPrefix(properties))
-			.owner(PropertyChecks.owner(properties, environment));
+			.defaults(LockPropertyValues.options(properties))
+			.keyPrefix(LockPropertyValues.keyPrefix(properties))
+			.owner(LockPropertyValues.owner(properties, environment));
 		listeners.orderedStream().forEach(builder::listener);
 		logger.debug("Lock template on provider '" + provider.name() + "'");
 		return builder.build();
@@ -76,7 +76,7 @@ public final class DistributedLockAutoConfiguration {
 	 */
 	@Bean
 	LockShutdown distributedLockShutdown(LockTemplate template, DistributedLockProperties properties) {
-		return new LockShutdown(template, PropertyChecks.positive("shutdown-wait", properties.getShutdownWait()));
+		return new LockShutdown(template, LockPropertyValues.positive("shutdown-wait", properties.getShutdownWait()));
 	}
 
 	/**

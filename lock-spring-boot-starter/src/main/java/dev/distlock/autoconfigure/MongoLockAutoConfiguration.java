@@ -42,10 +42,10 @@ public final class MongoLockAutoConfiguration {
 	 * The settings; {@link MongoLockSettings} checks the values and names the property at fault.
 	 */
 	static MongoLockSettings settings(DistributedLockProperties.Mongo mongo) {
-		String name = PropertyChecks.text("mongo.write-concern", mongo.getWriteConcern());
+		String name = LockPropertyValues.text("mongo.write-concern", mongo.getWriteConcern());
 		WriteConcern writeConcern = WriteConcern.valueOf(name);
 		if (writeConcern == null) {
-			throw PropertyChecks.invalid("mongo.write-concern",
+			throw LockPropertyValues.invalid("mongo.write-concern",
 					"unknown write concern '" + name + "'; use majority, w1, w2, w3, journaled or acknowledged");
 		}
 		return new MongoLockSettings(mongo.getCollection(), writeConcern, mongo.isCreateIndexes(),

@@ -32,8 +32,8 @@ public final class RedisLockAutoConfiguration {
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, DistributedLockProperties properties) {
 		DistributedLockProperties.Redis redis = properties.getRedis();
-		RedisLockSettings settings = PropertyChecks.storeSettings("redis", () -> new RedisLockSettings(
-				PropertyChecks.text("redis.namespace", redis.getNamespace()), redis.isPubSub(),
+		RedisLockSettings settings = LockPropertyValues.storeSettings("redis", () -> new RedisLockSettings(
+				LockPropertyValues.text("redis.namespace", redis.getNamespace()), redis.isPubSub(),
 				redis.getFenceRetention(), redis.getReplicaAcks()));
 		return new RedisLockProvider(connectionFactory, settings);
 	}

@@ -71,7 +71,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return ReactiveLocking.invoke(invocation, () -> acquire(locks, definition, keys),
 					definition.kind() == LockDefinition.Kind.FLUX);
 		}
-		Optional<HeldLock> held = acquire(locks, definition, keys);
+		Optional<InvocationLock> held = acquire(locks, definition, keys);
 		if (held.isEmpty()) {
 			return definition.skippedResult();
 		}
@@ -114,8 +114,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		return created;
 	}
 
-	private static Optional<HeldLock> acquire(LockTemplate template, LockDefinition definition, List<String> keys) {
-		Optional<HeldLock> held = HeldLock.acquire(template, definition, keys);
+	private static Optional<InvocationLock> acquire(LockTemplate template, LockDefinition definition, List<String> keys) {
+		Optional<InvocationLock> held = InvocationLock.acquire(template, definition, keys);
 		if (held.isEmpty() && logger.isDebugEnabled()) {
 			logger.debug("Skipped " + Methods.describe(definition.method()) + ": lock " + keys + " is held elsewhere");
 		}

@@ -21,7 +21,7 @@ final class FutureLocking {
 	 * Runs the method and ties the release to its future.
 	 */
 	@SuppressWarnings("unchecked")
-	static @Nullable Object invoke(MethodInvocation invocation, HeldLock held) throws Throwable {
+	static @Nullable Object invoke(MethodInvocation invocation, InvocationLock held) throws Throwable {
 		Object returned;
 		try (LockContext.Scope scope = LockContext.open(held.handles())) {
 			returned = invocation.proceed();

@@ -44,9 +44,9 @@ final class ReactiveLocking {
 	 * A publisher that locks, runs the method and releases.
 	 * @param acquire takes the lock; empty means skip, and the publisher completes empty
 	 */
-	static Object invoke(MethodInvocation invocation, Callable<Optional<HeldLock>> acquire, boolean flux) {
+	static Object invoke(MethodInvocation invocation, Callable<Optional<InvocationLock>> acquire, boolean flux) {
 		ProxyMethodInvocation proxyInvocation = (ProxyMethodInvocation) invocation;
-		Mono<HeldLock> acquisition = acquisition(acquire);
+		Mono<InvocationLock> acquisition = acquisition(acquire);
 		if (flux) {
 			return acquisition.flatMapMany(held -> Flux
 				.usingWhen(Mono.just(held),
@@ -70,14 +70,14 @@ final class ReactiveLocking {
 	 * by the cancel: the wait loop then withdraws the waiter from the store with the interrupt flag cleared, so no
 	 * release hands the lock to the subscriber that has gone.
 	 */
-	private static Mono<HeldLock> acquisition(Callable<Optional<HeldLock>> acquire) {
+	private static Mono<InvocationLock> acquisition(Callable<Optional<InvocationLock>> acquire) {
 		return Mono.create(sink -> {
 			// null while acquiring, then the lock, or CANCELLED; whoever comes second releases.
 			AtomicReference<@Nullable Object> slot = new AtomicReference<>();
 			Disposable.Swap task = Disposables.swap();
 			sink.onCancel(() -> {
 				// The sink runs this only if the grant was not delivered: a lock, if any, is nobody's.
-				if (slot.getAndSet(CANCELLED) instanceof HeldLock held) {
+				if (slot.getAndSet(CANCELLED) instanceof InvocationLock held) {
 					releaseInBackground(held);
 				}
 				else {
@@ -88,7 +88,7 @@ final class ReactiveLocking {
 				if (slot.get() == CANCELLED) {
 					return; // cancelled before the attempt began
 				}
-				Optional<HeldLock> held;
+				Optional<InvocationLock> held;
 				try {
 					held = acquire.call();
 				}
@@ -111,7 +111,7 @@ final class ReactiveLocking {
 		});
 	}
 
-	private static Publisher<?> call(ProxyMethodInvocation invocation, HeldLock held) {
+	private static Publisher<?> call(ProxyMethodInvocation invocation, InvocationLock held) {
 		// A fresh clone per subscription: proceeding twice on one invocation would skip the inner interceptors.
 		MethodInvocation clone = invocation.invocableClone();
 		try (LockContext.Scope scope = LockContext.open(held.handles())) {
@@ -123,17 +123,17 @@ final class ReactiveLocking {
 		}
 	}
 
-	private static Mono<Void> release(HeldLock held) {
+	private static Mono<Void> release(InvocationLock held) {
 		return Mono.<Void>fromRunnable(held::release).subscribeOn(Schedulers.boundedElastic());
 	}
 
-	private static Mono<Void> releaseQuietly(HeldLock held) {
+	private static Mono<Void> releaseQuietly(InvocationLock held) {
 		return Mono.<Void>fromRunnable(held::releaseQuietly).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	// Idempotent: after a normal end usingWhen has released already. Covers a cancel that came before usingWhen got
 	// the lock, which it would then never see. Off the caller's thread, which may be an event loop.
-	private static void releaseInBackground(HeldLock held) {
+	private static void releaseInBackground(InvocationLock held) {
 		if (!held.isReleased()) {
 			Schedulers.boundedElastic().schedule(held::releaseQuietly);
 		}

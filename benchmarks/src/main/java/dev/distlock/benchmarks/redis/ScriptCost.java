@@ -114,7 +114,7 @@ public final class ScriptCost {
 	 * Runs the measurement alone on a fresh server and prints the figures.
 	 */
 	public static void main(String[] args) {
-		try (RedisServerProcess server = RedisServerProcess.start();
+		try (BenchmarkRedisServer server = BenchmarkRedisServer.start();
 				RedisStats stats = new RedisStats("redis://127.0.0.1:" + server.port())) {
 			Result result = measure(server.port(), stats);
 			System.out.printf("Redis usec per call: floor SET NX PX %.2f + compare-and-delete %.2f = %.2f; "

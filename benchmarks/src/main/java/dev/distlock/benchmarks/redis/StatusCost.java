@@ -104,7 +104,7 @@ public final class StatusCost {
 	 * Runs the measurement alone on a fresh server and prints the figures.
 	 */
 	public static void main(String[] args) {
-		try (RedisServerProcess server = RedisServerProcess.start();
+		try (BenchmarkRedisServer server = BenchmarkRedisServer.start();
 				RedisStats stats = new RedisStats("redis://127.0.0.1:" + server.port())) {
 			Result result = measure(server.port(), stats);
 			System.out.printf("status(HELD), %d released keys + %d held (%d keys): %.1f ms; one SCAN pass: %.1f ms "

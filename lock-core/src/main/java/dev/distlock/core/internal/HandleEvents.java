@@ -6,20 +6,20 @@ import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.LockLostException;
 
 /**
- * What a {@link ManagedLockHandle} reports back to its template: for the held-lock registry and the listeners.
+ * What a {@link LeaseHandle} reports back to its template: for the held-lock registry and the listeners.
  */
 public interface HandleEvents {
 
 	/** The handle was released normally. */
-	void released(ManagedLockHandle handle, Duration heldFor);
+	void released(LeaseHandle handle, Duration heldFor);
 
 	/** The release failed; the handle is invalid. */
-	void releaseFailed(ManagedLockHandle handle, DistributedLockException error);
+	void releaseFailed(LeaseHandle handle, DistributedLockException error);
 
 	/** The watchdog renewed the lease. */
-	void renewed(ManagedLockHandle handle);
+	void renewed(LeaseHandle handle);
 
 	/** The lock was found lost. */
-	void lost(ManagedLockHandle handle, LockLostException cause);
+	void lost(LeaseHandle handle, LockLostException cause);
 
 }

@@ -30,7 +30,7 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 
 	private static final int PRUNE_EVERY = 256;
 
-	private final Set<ManagedLockHandle> held = ConcurrentHashMap.newKeySet();
+	private final Set<LeaseHandle> held = ConcurrentHashMap.newKeySet();
 
 	private final LockListener listeners;
 
@@ -58,10 +58,10 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	 * @param attemptNanos when the successful attempt was sent
 	 * @param loopNanos when the caller started waiting
 	 */
-	public ManagedLockHandle register(LockRequest request, Lease lease, LockOptions options, @Nullable String groupId,
+	public LeaseHandle register(LockRequest request, Lease lease, LockOptions options, @Nullable String groupId,
 			long attemptNanos, long loopNanos) {
 		Duration waited = Duration.ofNanos(nanoClock.getAsLong() - loopNanos);
-		ManagedLockHandle handle = new ManagedLockHandle(request.key(), request.token(), lease, options.mode(),
+		LeaseHandle handle = new LeaseHandle(request.key(), request.token(), lease, options.mode(),
 				options.name(), groupId, waited, options.timeout(), options.expires(), options.holdAtLeast(),
 				attemptNanos, store, this, nanoClock);
 		if (registrations.incrementAndGet() % PRUNE_EVERY == 0) {
@@ -103,7 +103,7 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	 * ID, so closing them afterwards is not an error.
 	 */
 	public void releasedById(String lockId, Set<String> keys) {
-		for (ManagedLockHandle handle : List.copyOf(held)) {
+		for (LeaseHandle handle : List.copyOf(held)) {
 			if (lockId.equals(handle.groupId()) && keys.contains(handle.key())) {
 				handle.releasedById();
 			}
@@ -114,7 +114,7 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	 * Counts the lease of this template's handles of the lock ID on the renewed keys from {@code startNanos}.
 	 */
 	public void renewedById(String lockId, Set<String> keys, long startNanos, Duration ttl) {
-		for (ManagedLockHandle handle : held) {
+		for (LeaseHandle handle : held) {
 			if (lockId.equals(handle.groupId()) && keys.contains(handle.key())) {
 				handle.renewedById(startNanos, ttl);
 			}
@@ -127,7 +127,7 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	 */
 	public int releaseAll() {
 		int released = 0;
-		for (ManagedLockHandle handle : List.copyOf(held)) {
+		for (LeaseHandle handle : List.copyOf(held)) {
 			try {
 				Interrupts.uninterruptibly(handle::release);
 				released++;
@@ -149,13 +149,13 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	}
 
 	@Override
-	public void released(ManagedLockHandle handle, Duration heldFor) {
+	public void released(LeaseHandle handle, Duration heldFor) {
 		held.remove(handle);
 		listeners.onReleased(handle, heldFor);
 	}
 
 	@Override
-	public void releaseFailed(ManagedLockHandle handle, DistributedLockException error) {
+	public void releaseFailed(LeaseHandle handle, DistributedLockException error) {
 		if (!handle.isHeld()) { // a release the store could not take leaves the handle held, to be retried
 			held.remove(handle);
 		}
@@ -163,12 +163,12 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	}
 
 	@Override
-	public void renewed(ManagedLockHandle handle) {
+	public void renewed(LeaseHandle handle) {
 		listeners.onRenewed(handle);
 	}
 
 	@Override
-	public void lost(ManagedLockHandle handle, LockLostException cause) {
+	public void lost(LeaseHandle handle, LockLostException cause) {
 		held.remove(handle);
 		listeners.onLost(handle, cause);
 	}

@@ -38,14 +38,14 @@ public final class Watchdog implements AutoCloseable {
 	/**
 	 * Starts renewing the handle until it is released or lost.
 	 */
-	public void watch(ManagedLockHandle handle) {
+	public void watch(LeaseHandle handle) {
 		Duration interval = renewInterval(handle.timeout());
 		long nanos = interval.toNanos();
 		handle.attachRenewal(scheduler().scheduleWithFixedDelay(() -> renewLater(handle, interval),
 				nanos, nanos, TimeUnit.NANOSECONDS));
 	}
 
-	private void renewLater(ManagedLockHandle handle, Duration interval) {
+	private void renewLater(LeaseHandle handle, Duration interval) {
 		try {
 			renewals.execute(() -> handle.renew(interval));
 		}

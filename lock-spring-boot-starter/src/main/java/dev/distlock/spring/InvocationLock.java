@@ -1,0 +1,105 @@
+package dev.distlock.spring;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.distlock.core.DistributedLockException;
+import dev.distlock.core.FailureMode;
+import dev.distlock.core.LockGroup;
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockTemplate;
+
+/**
+ * The lock (or lock group) one call holds, released exactly once whichever way the call ends.
+ */
+final class InvocationLock {
+
+	private static final Log logger = LogFactory.getLog(InvocationLock.class);
+
+	private final List<LockHandle> handles;
+
+	private final AutoCloseable closer;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	private InvocationLock(List<LockHandle> handles, AutoCloseable closer) {
+		this.handles = handles;
+		this.closer = closer;
+	}
+
+	/**
+	 * Acquires the keys per the definition.
+	 * @return empty if the lock stayed held and the definition skips on failure
+	 */
+	static Optional<InvocationLock> acquire(LockTemplate template, LockDefinition definition, List<String> keys) {
+		boolean skip = definition.options().onFailure() == FailureMode.SKIP;
+		if (definition.group()) {
+			Optional<LockGroup> group = skip ? template.tryAcquireAll(keys, definition.options())
+					: Optional.of(template.acquireAll(keys, definition.options()));
+			return group.map(g -> new InvocationLock(g.handles(), g));
+		}
+		Optional<LockHandle> handle = skip ? template.tryAcquire(keys.get(0), definition.options())
+				: Optional.of(template.acquire(keys.get(0), definition.options()));
+		return handle.map(h -> new InvocationLock(List.of(h), h));
+	}
+
+	/**
+	 * The handles, in key order.
+	 */
+	List<LockHandle> handles() {
+		return handles;
+	}
+
+	/**
+	 * Whether a release has been started.
+	 */
+	boolean isReleased() {
+		return released.get();
+	}
+
+	/**
+	 * Releases the lock unless already done; a lost lock throws.
+	 */
+	void release() {
+		if (released.compareAndSet(false, true)) {
+			try {
+				closer.close();
+			}
+			catch (DistributedLockException ex) {
+				throw ex;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Release of lock '" + handles.get(0).key() + "' failed", ex);
+			}
+		}
+	}
+
+	/**
+	 * Releases after the call failed, attaching a release failure to the call's error rather than hiding it.
+	 */
+	void releaseAfter(Throwable failure) {
+		try {
+			release();
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
+	/**
+	 * Releases where nobody can hear a failure any more, as after a cancel.
+	 */
+	void releaseQuietly() {
+		try {
+			release();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Release of lock '" + handles.get(0).key() + "' failed: " + ex.getMessage());
+		}
+	}
+
+}
