@@ -34,44 +34,45 @@ public record MongoLockSettings(String collection, WriteConcern writeConcern, bo
 	public static final Duration MIN_PURGE_GRACE = Duration.ofMinutes(1);
 
 	/**
-	 * Validates every setting; the error names the property at fault.
+	 * Validates every setting; the error names the setting at fault by its field name (the starter maps it to its
+	 * {@code distributed-lock.mongo.*} property).
 	 */
 	public MongoLockSettings {
 		if (collection == null || collection.isBlank()) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.collection", "must not be blank");
+			throw new InvalidLockOptionException("collection", "must not be blank");
 		}
 		if (collection.contains("$") || collection.indexOf('\0') >= 0 || collection.startsWith("system.")) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.collection",
+			throw new InvalidLockOptionException("collection",
 					"'" + collection + "' is not a valid collection name (no '$', no NUL, no 'system.' prefix)");
 		}
 		if (writeConcern == null) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.write-concern", "must not be null");
+			throw new InvalidLockOptionException("writeConcern", "must not be null");
 		}
 		if (!writeConcern.isAcknowledged()) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.write-concern",
+			throw new InvalidLockOptionException("writeConcern",
 					"must be acknowledged: an unacknowledged write cannot tell a granted lock from a refused one");
 		}
 		if (purgeInterval != null && (purgeInterval.isNegative() || purgeInterval.isZero())) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.purge-interval",
+			throw new InvalidLockOptionException("purgeInterval",
 					"must be positive (or unset for no purger), was " + purgeInterval);
 		}
 		if (purgeInterval != null) {
 			// The purger is scheduled in whole milliseconds: 500us would become a zero period.
-			LockOptions.checkDuration("distributed-lock.mongo.purge-interval", purgeInterval);
+			LockOptions.checkDuration("purgeInterval", purgeInterval);
 		}
 		if (purgeGrace == null || purgeGrace.compareTo(MIN_PURGE_GRACE) < 0) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace", "must be at least 1 minute ("
+			throw new InvalidLockOptionException("purgeGrace", "must be at least 1 minute ("
 					+ MIN_PURGE_GRACE + "): fencing tokens of a lock document re-created after a purge stay above the "
 					+ "old ones only while the database clock does not step back by more than the grace; was "
 					+ purgeGrace);
 		}
 		if (purgeGrace.compareTo(LockOptions.MAX_DURATION) > 0) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.purge-grace",
+			throw new InvalidLockOptionException("purgeGrace",
 					"must be at most 365 days (" + LockOptions.MAX_DURATION + "), was " + purgeGrace);
 		}
 		if (callTimeout == null || callTimeout.compareTo(Duration.ofSeconds(1)) < 0
 				|| callTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-			throw new InvalidLockOptionException("distributed-lock.mongo.call-timeout",
+			throw new InvalidLockOptionException("callTimeout",
 					"must be between 1 s and 10 min, was " + callTimeout);
 		}
 	}

@@ -36,7 +36,7 @@ class MongoLockSettingsTest {
 	void blankOrReservedCollectionNamesAreRejected() {
 		assertThatThrownBy(() -> new MongoLockSettings(" ", WriteConcern.MAJORITY, true, null, HOUR))
 			.isInstanceOfSatisfying(InvalidLockOptionException.class,
-					ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.collection"));
+					ex -> assertThat(ex.option()).isEqualTo("collection"));
 		assertThatThrownBy(() -> new MongoLockSettings("a$b", WriteConcern.MAJORITY, true, null, HOUR))
 			.isInstanceOf(InvalidLockOptionException.class)
 			.hasMessageContaining("a$b");
@@ -46,22 +46,22 @@ class MongoLockSettingsTest {
 	void unacknowledgedOrMissingWriteConcernIsRejected() {
 		assertThatThrownBy(() -> new MongoLockSettings("c", WriteConcern.UNACKNOWLEDGED, true, null, HOUR))
 			.isInstanceOfSatisfying(InvalidLockOptionException.class,
-					ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.write-concern"));
+					ex -> assertThat(ex.option()).isEqualTo("writeConcern"));
 	}
 
 	@Test
 	void purgeIntervalMustBePositiveAndGraceAtLeastOneMinute() {
 		assertThatThrownBy(() -> new MongoLockSettings("c", WriteConcern.MAJORITY, true, Duration.ZERO, HOUR))
 			.isInstanceOfSatisfying(InvalidLockOptionException.class,
-					ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.purge-interval"));
+					ex -> assertThat(ex.option()).isEqualTo("purgeInterval"));
 		assertThatThrownBy(() -> new MongoLockSettings("c", WriteConcern.MAJORITY, true, null, Duration.ofSeconds(-1)))
 			.isInstanceOfSatisfying(InvalidLockOptionException.class,
-					ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.purge-grace"));
+					ex -> assertThat(ex.option()).isEqualTo("purgeGrace"));
 		for (Duration tooShort : new Duration[] { Duration.ZERO, Duration.ofSeconds(59), Duration.ofMillis(59_999) }) {
 			assertThatThrownBy(() -> new MongoLockSettings("c", WriteConcern.MAJORITY, true, null, tooShort))
 				.as("grace %s", tooShort)
 				.isInstanceOfSatisfying(InvalidLockOptionException.class,
-						ex -> assertThat(ex.option()).isEqualTo("distributed-lock.mongo.purge-grace"))
+						ex -> assertThat(ex.option()).isEqualTo("purgeGrace"))
 				.hasMessageContaining("at least 1 minute")
 				.hasMessageContaining("was " + tooShort);
 		}

@@ -81,16 +81,6 @@ public class DistributedLockProperties {
 	private @Nullable String owner;
 
 	/**
-	 * Redis provider settings.
-	 */
-	private final Redis redis = new Redis();
-
-	/**
-	 * MongoDB provider settings.
-	 */
-	private final Mongo mongo = new Mongo();
-
-	/**
 	 * Key expression settings.
 	 */
 	private final Spel spel = new Spel();
@@ -209,14 +199,6 @@ public class DistributedLockProperties {
 		this.owner = owner;
 	}
 
-	public Redis getRedis() {
-		return redis;
-	}
-
-	public Mongo getMongo() {
-		return mongo;
-	}
-
 	public Spel getSpel() {
 		return spel;
 	}
@@ -227,154 +209,6 @@ public class DistributedLockProperties {
 
 	public Web getWeb() {
 		return web;
-	}
-
-	/**
-	 * Redis provider settings.
-	 */
-	public static class Redis {
-
-		/**
-		 * Prefix of every Redis key the provider writes.
-		 */
-		private String namespace = "distlock";
-
-		/**
-		 * Whether waiters subscribe to release notifications instead of only polling.
-		 */
-		private boolean pubSub = true;
-
-		/**
-		 * How long a key's fencing counter outlives its last grant (never less than the lease). Within it, fencing
-		 * tokens keep increasing even if the Redis server's clock steps back; after it, the key leaves nothing behind
-		 * and a new token comes from the server clock alone.
-		 */
-		private Duration fenceRetention = Duration.ofDays(1);
-
-		/**
-		 * How many replicas must acknowledge each grant (Redis WAIT, bounded by the lease and the command timeout)
-		 * before it counts as held; a grant not acknowledged in time is released and reported as a store error. 0
-		 * returns grants at once, and a grant the master had not yet replicated can be lost in a failover.
-		 */
-		private int replicaAcks = 0;
-
-		public String getNamespace() {
-			return namespace;
-		}
-
-		public void setNamespace(String namespace) {
-			this.namespace = namespace;
-		}
-
-		public boolean isPubSub() {
-			return pubSub;
-		}
-
-		public void setPubSub(boolean pubSub) {
-			this.pubSub = pubSub;
-		}
-
-		public Duration getFenceRetention() {
-			return fenceRetention;
-		}
-
-		public void setFenceRetention(Duration fenceRetention) {
-			this.fenceRetention = fenceRetention;
-		}
-
-		public int getReplicaAcks() {
-			return replicaAcks;
-		}
-
-		public void setReplicaAcks(int replicaAcks) {
-			this.replicaAcks = replicaAcks;
-		}
-
-	}
-
-	/**
-	 * MongoDB provider settings.
-	 */
-	public static class Mongo {
-
-		/**
-		 * Collection holding one document per lock key.
-		 */
-		private String collection = "distributed_locks";
-
-		/**
-		 * Write concern of every lock write, such as majority, w1 or journaled.
-		 */
-		private String writeConcern = "majority";
-
-		/**
-		 * Whether to create the indexes the status query and the purger use at startup.
-		 */
-		private boolean createIndexes = true;
-
-		/**
-		 * How often expired lock documents are purged; never when unset.
-		 */
-		private @Nullable Duration purgeInterval = Duration.ofMinutes(5);
-
-		/**
-		 * How long a lock must have been expired before its document is purged.
-		 */
-		private Duration purgeGrace = Duration.ofHours(1);
-
-		/**
-		 * The longest any lock call may take, however long its lease; each call also ends with the lease it serves.
-		 */
-		private Duration callTimeout = Duration.ofSeconds(30);
-
-		public String getCollection() {
-			return collection;
-		}
-
-		public void setCollection(String collection) {
-			this.collection = collection;
-		}
-
-		public String getWriteConcern() {
-			return writeConcern;
-		}
-
-		public void setWriteConcern(String writeConcern) {
-			this.writeConcern = writeConcern;
-		}
-
-		public boolean isCreateIndexes() {
-			return createIndexes;
-		}
-
-		public void setCreateIndexes(boolean createIndexes) {
-			this.createIndexes = createIndexes;
-		}
-
-		public @Nullable Duration getPurgeInterval() {
-			return purgeInterval;
-		}
-
-		public void setPurgeInterval(@Nullable Duration purgeInterval) {
-			this.purgeInterval = purgeInterval;
-		}
-
-		public Duration getPurgeGrace() {
-			return purgeGrace;
-		}
-
-		public void setPurgeGrace(Duration purgeGrace) {
-			this.purgeGrace = purgeGrace;
-		}
-
-		public Duration getCallTimeout() {
-			return callTimeout;
-		}
-
-		public void setCallTimeout(Duration callTimeout) {
-			this.callTimeout = callTimeout;
-		}
-
 	}
 
 	/**

@@ -25,7 +25,7 @@ import dev.distlock.mongo.MongoLockSettings;
 @ConditionalOnClass({ MongoLockProvider.class, MongoTemplate.class })
 @ConditionalOnLocksEnabled
 @ConditionalOnLockProvider(LockProviderType.MONGO)
-@EnableConfigurationProperties(DistributedLockProperties.class)
+@EnableConfigurationProperties(MongoLockProperties.class)
 public final class MongoLockAutoConfiguration {
 
 	/**
@@ -34,22 +34,23 @@ public final class MongoLockAutoConfiguration {
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean(LockProvider.class)
 	@ConditionalOnSingleCandidate(MongoTemplate.class)
-	MongoLockProvider mongoLockProvider(MongoTemplate mongoTemplate, DistributedLockProperties properties) {
-		return new MongoLockProvider(mongoTemplate, settings(properties.getMongo()));
+	MongoLockProvider mongoLockProvider(MongoTemplate mongoTemplate, MongoLockProperties properties) {
+		return new MongoLockProvider(mongoTemplate, settings(properties));
 	}
 
 	/**
-	 * The settings; {@link MongoLockSettings} checks the values and names the property at fault.
+	 * The settings; {@link MongoLockSettings} checks the values and names the setting at fault, mapped here to its
+	 * property.
 	 */
-	static MongoLockSettings settings(DistributedLockProperties.Mongo mongo) {
+	static MongoLockSettings settings(MongoLockProperties mongo) {
 		String name = LockPropertyValues.text("mongo.write-concern", mongo.getWriteConcern());
 		WriteConcern writeConcern = WriteConcern.valueOf(name);
 		if (writeConcern == null) {
 			throw LockPropertyValues.invalid("mongo.write-concern",
 					"unknown write concern '" + name + "'; use majority, w1, w2, w3, journaled or acknowledged");
 		}
-		return new MongoLockSettings(mongo.getCollection(), writeConcern, mongo.isCreateIndexes(),
-				mongo.getPurgeInterval(), mongo.getPurgeGrace(), mongo.getCallTimeout());
+		return LockPropertyValues.storeSettings("mongo", () -> new MongoLockSettings(mongo.getCollection(), writeConcern,
+				mongo.isCreateIndexes(), mongo.getPurgeInterval(), mongo.getPurgeGrace(), mongo.getCallTimeout()));
 	}
 
 }

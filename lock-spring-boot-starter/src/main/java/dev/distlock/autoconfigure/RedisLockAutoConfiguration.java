@@ -21,7 +21,7 @@ import dev.distlock.redis.RedisLockSettings;
 @ConditionalOnClass({ RedisLockProvider.class, RedisConnectionFactory.class })
 @ConditionalOnLocksEnabled
 @ConditionalOnLockProvider(LockProviderType.REDIS)
-@EnableConfigurationProperties(DistributedLockProperties.class)
+@EnableConfigurationProperties(RedisLockProperties.class)
 public final class RedisLockAutoConfiguration {
 
 	/**
@@ -30,8 +30,7 @@ public final class RedisLockAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean(LockProvider.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
-	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, DistributedLockProperties properties) {
-		DistributedLockProperties.Redis redis = properties.getRedis();
+	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, RedisLockProperties redis) {
 		RedisLockSettings settings = LockPropertyValues.storeSettings("redis", () -> new RedisLockSettings(
 				LockPropertyValues.text("redis.namespace", redis.getNamespace()), redis.isPubSub(),
 				redis.getFenceRetention(), redis.getReplicaAcks()));
