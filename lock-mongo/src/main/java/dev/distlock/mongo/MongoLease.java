@@ -81,8 +81,8 @@ final class MongoLease implements Lease {
 	/**
 	 * {@inheritDoc} A release that fails in a way that may have left it applied (a timeout, a lost reply, an
 	 * interrupt during the call) is made once more. Whenever the update finds nothing to release, a read tells whether
-	 * this token's release already went through, so a release that worked is never reported as lost. A second call of this method
-	 * after a successful one answers true again, as the provider contract says, without a round trip.
+	 * this token's release already went through, so a release that worked is never reported as lost. A second call
+	 * of this method after a successful one answers true again, as the provider contract says, without a round trip.
 	 */
 	@Override
 	public boolean release() {

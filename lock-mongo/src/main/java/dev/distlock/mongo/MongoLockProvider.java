@@ -5,9 +5,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -17,13 +15,10 @@ import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
-import com.mongodb.client.model.IndexModel;
-import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 
@@ -62,21 +57,8 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	/** The name of the lock-ID index on {@code ids}. */
 	public static final String LOCK_ID_INDEX = "distlock_lock_ids";
 
-	/** Logged by {@link #start()} when the server is a mongos router. */
-	static final String MONGOS_WARNING = "distlock's Mongo lock store is connected through a mongos router: lock "
-			+ "expiry compares the router's clock ($$NOW) with the shard primary's ($currentDate), so a router whose "
-			+ "clock runs ahead of the shard primary's by d ends every lease d early and a second holder can enter "
-			+ "while the first still counts its lease. Keep every router and shard clock in tight NTP sync (well under "
-			+ "the shortest lease), or use a replica set; see docs/MONGO.md, Sharded clusters.";
-
-	/** First delay, and the longest, of the background releases after an acquire whose outcome is unknown. */
-	private static final long CLEANUP_RETRY_MILLIS = 250;
-
-	private static final long CLEANUP_RETRY_MAX_MILLIS = 2_000;
-
 	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
 
-	private static final long MAINTENANCE_MS = CallBounds.MAINTENANCE.toMillis();
 
 	private final MongoLockSettings settings;
 
@@ -84,8 +66,9 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 
 	private final MongoCollection<Document> collection;
 
-	/** The grace the purger applies: the settings' own, or a shorter one a test passes to the package constructor. */
-	private final Duration purgeGrace;
+	private final UnknownGrants unknownGrants;
+
+	private final MongoMaintenance maintenance;
 
 	private @Nullable ScheduledExecutorService purger;
 
@@ -109,12 +92,13 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 */
 	MongoLockProvider(MongoTemplate mongoTemplate, MongoLockSettings settings, Duration purgeGrace) {
 		this.settings = settings;
-		this.purgeGrace = purgeGrace;
 		this.database = mongoTemplate.getDb();
 		this.collection = this.database
 			.getCollection(settings.collection())
 			.withWriteConcern(settings.writeConcern())
 			.withReadConcern(settings.readConcern());
+		this.unknownGrants = new UnknownGrants(collection, settings.callTimeout());
+		this.maintenance = new MongoMaintenance(collection, settings.collection(), purgeGrace);
 	}
 
 	/**
@@ -126,19 +110,13 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 			return;
 		}
 		started = true;
-		checkTopology();
+		routedThroughMongos = MongoTopology.warnIfMongos(database, ADMIN_MS);
 		if (settings.createIndexes()) {
 			createIndexes();
 		}
 		Duration interval = settings.purgeInterval();
 		if (interval != null) {
-			purger = Executors.newSingleThreadScheduledExecutor(runnable -> {
-				Thread thread = new Thread(runnable, "distlock-mongo-purger");
-				thread.setDaemon(true);
-				return thread;
-			});
-			purger.scheduleWithFixedDelay(this::purgeQuietly, interval.toMillis(), interval.toMillis(),
-					TimeUnit.MILLISECONDS);
+			purger = maintenance.schedulePurge(interval);
 		}
 	}
 
@@ -157,7 +135,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 			CallBounds.leaseMillis("timeout", request.lease());
 		}
 		long start = System.nanoTime();
-		long deadline = start + TimeUnit.MILLISECONDS.toNanos(CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout()));
+		long deadline = start + TimeUnit.MILLISECONDS.toNanos(bound(request));
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
 		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
 		Document granted;
@@ -169,7 +147,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 		}
 		catch (LockStoreException ex) {
 			if (MongoErrors.mayHaveRun(ex.getCause())) {
-				releaseUnknownGrant(request, ex);
+				unknownGrants.release(request, ex);
 			}
 			throw ex;
 		}
@@ -191,60 +169,11 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 		if (left <= 0) {
 			// Only after a statement that granted nothing: there is nothing to clean up.
 			throw new LockStoreException(request.key(), "Mongo lock store failed to acquire for '" + request.key()
-					+ "': its bound of " + CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout()) + " ms ran out", null);
+					+ "': its bound of " + bound(request) + " ms ran out", null);
 		}
 		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
-		return MongoErrors.call(request.key(), "acquire", CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout()),
+		return MongoErrors.call(request.key(), "acquire", bound(request),
 				() -> inserting ? insert(bounded, request) : grantExisting(bounded, request));
-	}
-
-	/**
-	 * After an acquire that failed but may have been applied: releases whatever this request's token holds, so the
-	 * lock is not stranded until its lease ends. Not defeated by an interrupt; bounded by the lease, after which a
-	 * stranded grant would have ended by itself. A failure is attached to the acquire's error and logged.
-	 */
-	private void releaseUnknownGrant(LockRequest request, LockStoreException acquireError) {
-		long until = System.nanoTime() + request.lease().toNanos();
-		try {
-			if (releaseByToken(request)) {
-				logger.info("Released lock '" + request.key() + "': the acquire whose reply failed had been granted");
-			}
-		}
-		catch (LockStoreException ex) {
-			acquireError.addSuppressed(ex);
-			logger.debug("Could not release lock '" + request.key() + "' after a failed acquire yet", ex);
-		}
-		// The acquire may still be on its way (a pooled connection, a paused server): it can land after this first
-		// release. Releasing by this token can only ever free this acquire's own grant, which nobody uses, so keep
-		// doing it in the background, more and more rarely, until the lease it would hold has passed.
-		sweepUnknownGrant(request, until, CLEANUP_RETRY_MILLIS);
-	}
-
-	private void sweepUnknownGrant(LockRequest request, long untilNanos, long delayMillis) {
-		if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - untilNanos >= 0) {
-			return;
-		}
-		CompletableFuture.runAsync(() -> {
-			try {
-				if (releaseByToken(request)) {
-					logger.info("Released lock '" + request.key() + "': a failed acquire landed late");
-				}
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Release of lock '" + request.key() + "' after a failed acquire failed again", ex);
-			}
-			sweepUnknownGrant(request, untilNanos, Math.min(delayMillis * 2, CLEANUP_RETRY_MAX_MILLIS));
-		}, CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS));
-	}
-
-	/** Releases whatever this request's token holds, live or not; not defeated by an interrupt. */
-	private boolean releaseByToken(LockRequest request) {
-		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout());
-		return MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
-				() -> CallBounds.bounded(collection, bound)
-					.updateOne(LockDocuments.heldByToken(request.key(), request.token(), request.shared()),
-							LockDocuments.release(request.token(), request.shared(), request.lockId()))
-					.getMatchedCount() == 1, null);
 	}
 
 	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request) {
@@ -403,10 +332,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 * lock ID use; status queries use the {@code _id} index. Idempotent.
 	 */
 	public void createIndexes() {
-		MongoErrors.call(null, "create indexes in '" + settings.collection() + "'", MAINTENANCE_MS,
-				() -> CallBounds.bounded(collection, MAINTENANCE_MS).createIndexes(List.of(
-						new IndexModel(new Document(LockDocuments.TOUCHED, 1), new IndexOptions().name(TOUCHED_INDEX)),
-						new IndexModel(new Document(LockDocuments.IDS, 1), new IndexOptions().name(LOCK_ID_INDEX)))));
+		maintenance.createIndexes();
 	}
 
 	/**
@@ -414,60 +340,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 * @return how many were removed
 	 */
 	public long purge() {
-		long graceMs = purgeGrace.toMillis();
-		return MongoErrors.call(null, "purge '" + settings.collection() + "'", MAINTENANCE_MS, () -> {
-			Date serverNow = serverNow();
-			if (serverNow == null) {
-				return 0L; // an empty collection
-			}
-			long removed = CallBounds.bounded(collection, MAINTENANCE_MS)
-				.deleteMany(LockDocuments.purgeable(serverNow, graceMs))
-				.getDeletedCount();
-			logger.debug("Purged " + removed + " expired lock documents from '" + settings.collection() + "'");
-			return removed;
-		});
-	}
-
-	/**
-	 * The server's {@code $$NOW}, read through the collection itself (no version-specific command), or null when the
-	 * collection is empty.
-	 */
-	private @Nullable Date serverNow() {
-		Document now = CallBounds.bounded(collection, MAINTENANCE_MS).aggregate(List.of(new Document("$limit", 1),
-				new Document("$project", new Document(ID, 0).append("now", "$$NOW")))).first();
-		return now != null ? now.getDate("now") : null;
-	}
-
-	/**
-	 * Asks the server what it is ({@code hello}, or {@code isMaster} where {@code hello} is missing, as on
-	 * mongo-java-server) and warns when it is a mongos router ({@code msg: "isdbgrid"}): then {@code $$NOW} in the
-	 * filters is the router's clock while {@code $currentDate} is the shard primary's, so expiry compares two
-	 * machines' clocks (see docs/MONGO.md, Sharded clusters). A failed check is logged and changes nothing.
-	 */
-	private void checkTopology() {
-		try {
-			Document reply = MongoErrors.call(null, "check the server type", ADMIN_MS, () -> {
-				MongoDatabase bounded = database.withTimeout(ADMIN_MS, TimeUnit.MILLISECONDS);
-				try {
-					return bounded.runCommand(new Document("hello", 1));
-				}
-				catch (MongoCommandException ex) {
-					return bounded.runCommand(new Document("isMaster", 1));
-				}
-			});
-			routedThroughMongos = isMongos(reply);
-			if (routedThroughMongos) {
-				logger.warn(MONGOS_WARNING);
-			}
-		}
-		catch (LockStoreException ex) {
-			logger.debug("Could not ask the server what it is; assuming a replica set or standalone server", ex);
-		}
-	}
-
-	/** Whether a {@code hello} / {@code isMaster} reply comes from a mongos router. */
-	static boolean isMongos(Document reply) {
-		return "isdbgrid".equals(reply.getString("msg"));
+		return maintenance.purge();
 	}
 
 	/**
@@ -481,15 +354,6 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 		return CallBounds.bounded(collection, ADMIN_MS);
 	}
 
-	private void purgeQuietly() {
-		try {
-			purge();
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Lock purge failed; the next run retries", ex);
-		}
-	}
-
 	/**
 	 * Stops the purger if {@link #start()} started one; the template and its client stay open.
 	 */
@@ -499,6 +363,11 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 			purger.shutdownNow();
 			purger = null;
 		}
+	}
+
+	/** The bound of one acquire: its lease, capped by the call timeout. */
+	private long bound(LockRequest request) {
+		return CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout());
 	}
 
 	@Override

@@ -229,7 +229,7 @@ class MongoProviderSeamsTest extends AbstractMongoProviderSeamsTest {
 			routed.start();
 			assertThat(routed.routedThroughMongos()).isTrue();
 		}
-		assertThat(MongoLockProvider.MONGOS_WARNING).contains("mongos", "$$NOW", "$currentDate", "docs/MONGO.md");
+		assertThat(MongoTopology.MONGOS_WARNING).contains("mongos", "$$NOW", "$currentDate", "docs/MONGO.md");
 	}
 
 }
