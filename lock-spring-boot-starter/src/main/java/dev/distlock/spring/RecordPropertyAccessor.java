@@ -5,13 +5,12 @@ import java.lang.reflect.RecordComponent;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.AccessException;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.PropertyAccessor;
 import org.springframework.expression.TypedValue;
 
 /**
  * Reads record components as properties, so {@code #order.id} works on a record as on a JavaBean. Read-only.
  */
-final class RecordPropertyAccessor implements PropertyAccessor {
+final class RecordPropertyAccessor extends ReadOnlyPropertyAccessor {
 
 	@Override
 	public Class<?> @Nullable [] getSpecificTargetClasses() {
@@ -36,17 +35,6 @@ final class RecordPropertyAccessor implements PropertyAccessor {
 		catch (ReflectiveOperationException | RuntimeException ex) {
 			throw new AccessException("Cannot read record component '" + name + "'", ex);
 		}
-	}
-
-	@Override
-	public boolean canWrite(EvaluationContext context, @Nullable Object target, String name) {
-		return false;
-	}
-
-	@Override
-	public void write(EvaluationContext context, @Nullable Object target, String name, @Nullable Object newValue)
-			throws AccessException {
-		throw new AccessException("Lock key expressions are read-only");
 	}
 
 	private static @Nullable RecordComponent component(@Nullable Object target, String name) {

@@ -56,7 +56,7 @@ final class ReflectionGuard {
 	 * {@code name} and {@code simpleName}, which the next accessors then read.
 	 */
 	static PropertyAccessor properties() {
-		return new PropertyAccessor() {
+		return new ReadOnlyPropertyAccessor() {
 
 			@Override
 			public Class<?> @Nullable [] getSpecificTargetClasses() {
@@ -73,17 +73,6 @@ final class ReflectionGuard {
 					throws AccessException {
 				throw new Refused("reads '" + name + "' of a " + (target != null ? describe(target) : "null")
 						+ "; key expressions may read only the name of reflective objects");
-			}
-
-			@Override
-			public boolean canWrite(EvaluationContext context, @Nullable Object target, String name) {
-				return false;
-			}
-
-			@Override
-			public void write(EvaluationContext context, @Nullable Object target, String name, @Nullable Object newValue)
-					throws AccessException {
-				throw new AccessException("Lock key expressions are read-only");
 			}
 
 		};
