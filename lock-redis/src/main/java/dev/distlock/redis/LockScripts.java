@@ -57,6 +57,8 @@ final class LockScripts {
 	 * acknowledged by the replicas before it is returned (see {@link #acknowledge}).
 	 * @param queueStay how long a refused caller's queue entry stays valid, or zero for a single attempt that never
 	 * queues (the 2-KEYS form)
+	 * @param grantChannel where a release hands this caller the lock, or empty without pub/sub (the entry then only
+	 * keeps new shared holders out)
 	 */
 	long[] acquire(LockRequest request, Duration queueStay, int attempt, String grantChannel) {
 		long until = runner.deadline(request.lease());
@@ -86,20 +88,22 @@ final class LockScripts {
 
 	/**
 	 * {@code acquire-all.lua}: {1, fence per request...} or {0, PTTL of the first blocking lock}; acknowledged by the
-	 * replicas as {@link #acquire} is.
+	 * replicas as {@link #acquire} is. A shared request is refused while an exclusive waiter is queued for its key.
 	 * @param willWait whether a refused caller waits for a release message (then the blocking lock is marked, so its
 	 * release publishes one)
 	 */
 	long[] acquireAll(List<LockRequest> requests, boolean willWait) {
-		String[] redisKeys = new String[requests.size() * 3];
+		String[] redisKeys = new String[requests.size() * 5];
 		String[] args = new String[requests.size() * 6 + 2];
 		Duration shortest = requests.get(0).lease();
 		for (int i = 0; i < requests.size(); i++) {
 			LockRequest request = requests.get(i);
 			String lock = keys.lock(request.key());
-			redisKeys[3 * i] = lock;
-			redisKeys[3 * i + 1] = lock + RedisKeys.FENCE;
-			redisKeys[3 * i + 2] = lock + RedisKeys.WAITING;
+			redisKeys[5 * i] = lock;
+			redisKeys[5 * i + 1] = lock + RedisKeys.FENCE;
+			redisKeys[5 * i + 2] = lock + RedisKeys.WAITING;
+			redisKeys[5 * i + 3] = lock + RedisKeys.QUEUE;
+			redisKeys[5 * i + 4] = lock + RedisKeys.WAITERS;
 			args[6 * i] = request.token();
 			args[6 * i + 1] = millis(request.lease());
 			args[6 * i + 2] = request.shared() ? "1" : "0";

@@ -33,15 +33,18 @@ import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
+import dev.distlock.core.spi.WriterPriority;
 
 /**
  * Locks in Redis through Spring Data Redis. Every lock operation is one script (one EVALSHA round trip) that compares
  * the owner token; fencing tokens come from a per-key counter kept for the fence retention. Waiters queue in Redis and
  * are handed the lock by the release itself, woken over one shared pub/sub connection (Lettuce factories); without
- * pub/sub they poll. Every call has a deadline: the lease it serves, capped by the client's command timeout. With
+ * pub/sub they poll. Exclusive waiters queue in both modes, and while one is queued and live new shared holders are
+ * refused (writer priority). Every call has a deadline: the lease it serves, capped by the client's command timeout. With
  * {@code replicaAcks} above 0, a grant counts only once that many replicas acknowledged it ({@code WAIT}).
  */
-public final class RedisLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, AutoCloseable {
+public final class RedisLockProvider
+		implements WaitingLockProvider, WriterPriority, LockStatusSource, StoreHealth, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 

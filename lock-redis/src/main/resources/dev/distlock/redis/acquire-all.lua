@@ -6,8 +6,11 @@
 -- hash lives for the retention, never less than the lease. A lock this token already holds (the same call replayed
 -- after a reconnect) counts as taken, with its current fencing token, and its lease is restarted (so the answer is a
 -- write that a following WAIT covers); a replay never reports "held". A refused caller that will wait sets the
--- blocking lock's waiting mark, so its release publishes (see release.lua).
--- KEYS[3i-2] lock key, KEYS[3i-1] fence hash, KEYS[3i] waiting mark of request i
+-- blocking lock's waiting mark, so its release publishes (see release.lua). Writer priority: a new shared holder is
+-- refused while the key's waiter queue (only exclusive waiters queue) has an entry whose deadline is still ahead by
+-- the server's TIME, so the readers already in leave and the writer gets in; entries past their deadline are dropped.
+-- KEYS[5i-4] lock key, KEYS[5i-3] fence hash, KEYS[5i-2] waiting mark, KEYS[5i-1] waiter queue, KEYS[5i] waiter
+-- entries of request i
 -- ARGV[6(i-1)+1..6] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host of request i; then
 -- ARGV[#ARGV-1] the fence retention ms, ARGV[#ARGV] how long the waiting mark lasts at least, in ms ('0': the caller
 -- will not wait, set no mark); 'at' is the server's TIME in epoch ms
@@ -15,21 +18,35 @@
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local n = #KEYS / 3
+local n = #KEYS / 5
 local retention = tonumber(ARGV[#ARGV - 1])
 local mark = tonumber(ARGV[#ARGV])
 local empty = {}
 local mine = {}
 local function refused(i)
-	local lock = KEYS[3 * i - 2]
+	local lock = KEYS[5 * i - 4]
 	local remaining = redis.call('PTTL', lock)
 	if mark > 0 then
-		redis.call('SET', KEYS[3 * i], '1', 'PX', math.max(mark, remaining))
+		redis.call('SET', KEYS[5 * i - 2], '1', 'PX', math.max(mark, remaining, 1))
 	end
 	return {0, remaining}
 end
+-- Whether an exclusive waiter of request i's key is queued and live; drops the entries whose deadline has passed.
+local function writerWaits(i)
+	local queue = KEYS[5 * i - 1]
+	local entries = KEYS[5 * i]
+	for _, token in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
+		local entry = redis.call('HGET', entries, token)
+		if entry and tonumber(cjson.decode(entry)[1]) > now then
+			return true
+		end
+		redis.call('ZREM', queue, token)
+		redis.call('HDEL', entries, token)
+	end
+	return false
+end
 for i = 1, n do
-	local lock = KEYS[3 * i - 2]
+	local lock = KEYS[5 * i - 4]
 	local a = 6 * (i - 1)
 	local kind = redis.call('TYPE', lock).ok
 	empty[i] = true
@@ -38,6 +55,8 @@ for i = 1, n do
 	elseif kind == 'zset' and ARGV[a + 3] == '1'
 			and tonumber(redis.call('ZSCORE', lock, ARGV[a + 1]) or '0') > now then
 		mine[i] = true
+	elseif ARGV[a + 3] == '1' and writerWaits(i) then
+		return refused(i)
 	elseif kind ~= 'none' then
 		-- Three cases: held exclusively, shared by holders of which some may have expired, or free.
 		if ARGV[a + 3] ~= '1' or kind ~= 'zset' then
@@ -53,8 +72,8 @@ for i = 1, n do
 end
 local result = {1}
 for i = 1, n do
-	local lock = KEYS[3 * i - 2]
-	local fence = KEYS[3 * i - 1]
+	local lock = KEYS[5 * i - 4]
+	local fence = KEYS[5 * i - 3]
 	local a = 6 * (i - 1)
 	if ARGV[a + 3] == '1' then
 		redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])

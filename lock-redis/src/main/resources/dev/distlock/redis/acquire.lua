@@ -12,13 +12,15 @@
 -- Two forms. With 2 KEYS, a single attempt that never queues. With 5 KEYS, the attempt of a caller that waits for a
 -- hand-off: when refused it joins the key's FIFO waiter queue (or refreshes its entry, keeping its place) and sets
 -- the waiting mark, which tells release.lua to look at the queue and publish; release.lua hands the lock to the
--- queue's live head.
+-- queue's live head. A caller of a client without pub/sub queues too, with an empty grant channel, only so that its
+-- entry keeps new shared holders out (writer priority, see acquire-all.lua); such a client's releases never hand off.
 -- KEYS[1] lock key, KEYS[2] fence hash; with 5 KEYS also KEYS[3] waiting mark (string with a TTL),
 -- KEYS[4] waiter queue (sorted set: token by arrival, server ms),
 -- KEYS[5] waiter entries (hash: token -> JSON [deadline ms, attempt, lease ms, owner, host, grant channel])
 -- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] fence hash TTL ms, ARGV[4] owner name, ARGV[5] host; with 5 KEYS
 -- also ARGV[6] how long the queue entry stays valid in ms, ARGV[7] the caller's queued-attempt number (from 0),
 -- echoed in the hand-off message, ARGV[8] the caller's grant channel, where release.lua publishes the hand-off
+-- ('' without pub/sub)
 -- Returns {1, fencing token} if acquired now; {2, fencing token} if this token already holds the lock (a hand-off
 -- the caller has not yet heard of, or a replay; its lease is then restarted, so the answer is a write that a
 -- following WAIT covers); {0, remaining ms of the current holder (PTTL)} if held by another.

@@ -48,7 +48,10 @@ while true do
 			redis.call('HSET', KEYS[2], 'n', string.format('%.0f', fence), 'owner', waiter[4], 'host', waiter[5],
 				'at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)), 'mode', 'x')
 			redis.call('PEXPIRE', KEYS[2], math.max(tonumber(ARGV[3]), tonumber(waiter[3])))
-			redis.call('PUBLISH', waiter[6], 'g ' .. head .. ' ' .. string.format('%.0f', fence) .. ' ' .. waiter[2])
+			-- A waiter of a client without pub/sub has no grant channel: it finds the lock its own on its next attempt.
+			if waiter[6] ~= '' then
+				redis.call('PUBLISH', waiter[6], 'g ' .. head .. ' ' .. string.format('%.0f', fence) .. ' ' .. waiter[2])
+			end
 			return 1
 		end
 	end
