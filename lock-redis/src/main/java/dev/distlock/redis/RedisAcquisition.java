@@ -162,7 +162,7 @@ final class RedisAcquisition implements Acquisition {
 			subscription.close();
 		}
 		if (cleanUp) {
-			scripts.cleanUp(request.key(), request.token(), request.shared(), request.lease());
+			scripts.cleanUp(request);
 		}
 	}
 
@@ -182,8 +182,7 @@ final class RedisAcquisition implements Acquisition {
 	}
 
 	private RedisLease lease(long fencingToken) {
-		return new RedisLease(scripts, request.key(), request.token(), fencingToken, request.shared(),
-				request.lease());
+		return new RedisLease(scripts, request, fencingToken);
 	}
 
 	private Granted granted(long fencingToken, long leaseStartNanos) {
