@@ -113,8 +113,10 @@ final class RedisKeys {
 
 	/**
 	 * The SCAN pattern matching the lock keys of every lock whose key starts with the prefix. Lock keys are the only
-	 * keys of the layout that end with the hash tag's closing brace; fence, queue and waiter keys end with a suffix,
-	 * so the server already leaves them out of every page.
+	 * keys of the layout that start with the namespace, a colon and the hash tag's opening brace and end with its
+	 * closing brace; fence, queue, waiter and ids keys end with a suffix and ID indexes start with
+	 * {@code <namespace>:id:}, so the server
+	 * already leaves them out of every page.
 	 */
 	String lockPattern(String keyPrefix) {
 		return escapeGlob(namespace + ":{" + keyPrefix) + "*}";

@@ -44,8 +44,11 @@ import dev.distlock.core.spi.WriterPriority;
  * the owner token; fencing tokens come from a per-key counter kept for the fence retention. Waiters queue in Redis and
  * are handed the lock by the release itself, woken over one shared pub/sub connection (Lettuce factories); without
  * pub/sub they poll. Exclusive waiters queue in both modes, and while one is queued and live new shared holders are
- * refused (writer priority). Every call has a deadline: the lease it serves, capped by the client's command timeout. With
- * {@code replicaAcks} above 0, a grant counts only once that many replicas acknowledged it ({@code WAIT}).
+ * refused (writer priority). Locks may carry a lock ID (a record beside the owner token, and an index per ID written
+ * before the grant, in the ID's own slot) and be unlocked or renewed by it from any process, or have no expiry; a
+ * plain request (no lock ID, with a lease) does no lock-ID work. Every call has a deadline: the lease it serves,
+ * capped by the client's command timeout. With {@code replicaAcks} above 0, a grant counts only once that many
+ * replicas acknowledged it ({@code WAIT}).
  */
 public final class RedisLockProvider
 		implements WaitingLockProvider, LockIdSupport, WriterPriority, LockStatusSource, StoreHealth, AutoCloseable {
