@@ -22,8 +22,10 @@ import dev.distlock.core.spi.LockRequest;
  * <p>An exclusive request queues with every attempt, so a release hands it the lock in the release script itself. The
  * grant names the attempt whose queue entry it used; that attempt was sent before the grant, so its send time is a
  * safe start for the lease. A reply of "already yours" (a grant whose message has not arrived) counts from the first
- * queued attempt. Shared requests and providers without pub/sub do not queue; they wait for a release message, the
- * holder's expiry or the backoff, whichever comes first.
+ * queued attempt. Without pub/sub an exclusive request still queues, with no grant channel: its entry only keeps new
+ * shared holders out while it waits (writer priority), and it takes the lock by its own attempts. Shared requests do
+ * not queue; they and waiters without pub/sub wait for a release message, the holder's expiry or the backoff, whichever
+ * comes first.
  * <p>Written by the waiting thread and the pub/sub listener, hence synchronised.
  */
 final class RedisAcquisition implements Acquisition {
@@ -46,6 +48,10 @@ final class RedisAcquisition implements Acquisition {
 	/** The provider's waiters by owner token, where grant messages are routed. */
 	private final Map<String, RedisAcquisition> queued;
 
+	/** Exclusive requests queue (writer priority), with or without pub/sub. */
+	private final boolean queues;
+
+	/** Queued and told of hand-offs over pub/sub. */
 	private final boolean handsOff;
 
 	private final Semaphore signals = new Semaphore(0);
@@ -74,7 +80,8 @@ final class RedisAcquisition implements Acquisition {
 		this.scripts = scripts;
 		this.channels = channels;
 		this.queued = queued;
-		this.handsOff = channels.enabled() && !request.shared();
+		this.queues = !request.shared();
+		this.handsOff = channels.enabled() && queues;
 		this.polling = !channels.enabled();
 	}
 
@@ -87,15 +94,15 @@ final class RedisAcquisition implements Acquisition {
 			return Optional.of(granted(handedOver.fencingToken(), handedOver.leaseStartNanos()));
 		}
 		long sent = System.nanoTime();
-		int attempt = handsOff ? queuedAttempt(sent) : 0;
+		int attempt = queues ? queuedAttempt(sent) : 0;
 		long[] reply;
 		try {
 			if (request.shared()) {
 				reply = scripts.acquireAll(List.of(request), true);
 			}
 			else {
-				reply = scripts.acquire(request, handsOff ? QUEUE_STAY : Duration.ZERO, attempt,
-						channels.grantChannel());
+				reply = scripts.acquire(request, queues ? QUEUE_STAY : Duration.ZERO, attempt,
+						handsOff ? channels.grantChannel() : "");
 			}
 		}
 		catch (RuntimeException ex) {
@@ -155,7 +162,7 @@ final class RedisAcquisition implements Acquisition {
 			subscription.close();
 		}
 		if (cleanUp) {
-			scripts.cleanUp(request.key(), request.token(), request.shared(), request.lease());
+			scripts.cleanUp(request);
 		}
 	}
 
@@ -175,8 +182,7 @@ final class RedisAcquisition implements Acquisition {
 	}
 
 	private RedisLease lease(long fencingToken) {
-		return new RedisLease(scripts, request.key(), request.token(), fencingToken, request.shared(),
-				request.lease());
+		return new RedisLease(scripts, request, fencingToken);
 	}
 
 	private Granted granted(long fencingToken, long leaseStartNanos) {

@@ -24,6 +24,12 @@ import dev.distlock.core.InvalidLockKeyException;
  * <li>{@code <namespace>:{<key>}:waiting}: the waiting mark, a string set by every refused attempt of a caller that
  * waits (for its queue entry's life, or the holder's remaining lease if longer); a release deletes it with the lock
  * and looks at the queue and publishes only if it was there</li>
+ * <li>{@code <namespace>:{<key>}:ids}: the lock-ID records of the key's holders taken under a lock ID (a hash: owner
+ * token -> JSON lock ID, owner, host, created, TTL, renewed, mode); it lives as long as its longest-lived record, and
+ * for ever while one has no expiry</li>
+ * <li>{@code <namespace>:id:{<lock ID>}}: a lock ID's index, a sorted set of {@code <owner token> <key>} by grant
+ * time (server microseconds), written before each grant; in the ID's own slot, so in a cluster apart from the lock
+ * keys; it lives at least as long as its members' leases, and for ever while one has no expiry</li>
  * <li>{@code <namespace>:{<key>}:released}: the pub/sub channel a release publishes on</li>
  * <li>{@code <namespace>:grants:<client id>}: the pub/sub channel a release hands a lock to one of that client's
  * queued waiters on</li>
@@ -43,6 +49,9 @@ final class RedisKeys {
 	/** Suffix of the waiter entries' name. */
 	static final String WAITERS = ":waiters";
 
+	/** Suffix of the lock-ID records' name. */
+	static final String IDS = ":ids";
+
 	/** Suffix of the release channel's name. */
 	static final String RELEASED = ":released";
 
@@ -61,6 +70,17 @@ final class RedisKeys {
 			throw new InvalidLockKeyException(key, "Lock key '" + key + "' must not start with '}' on Redis");
 		}
 		return namespace + ":{" + key + "}";
+	}
+
+	/**
+	 * A lock ID's index; the hash tag puts it in the ID's slot.
+	 */
+	String index(String lockId) {
+		return namespace + ":id:{" + lockId + "}";
+	}
+
+	String ids(String key) {
+		return lock(key) + IDS;
 	}
 
 	String fence(String key) {
@@ -93,8 +113,10 @@ final class RedisKeys {
 
 	/**
 	 * The SCAN pattern matching the lock keys of every lock whose key starts with the prefix. Lock keys are the only
-	 * keys of the layout that end with the hash tag's closing brace; fence, queue and waiter keys end with a suffix,
-	 * so the server already leaves them out of every page.
+	 * keys of the layout that start with the namespace, a colon and the hash tag's opening brace and end with its
+	 * closing brace; fence, queue, waiter and ids keys end with a suffix and ID indexes start with
+	 * {@code <namespace>:id:}, so the server
+	 * already leaves them out of every page.
 	 */
 	String lockPattern(String keyPrefix) {
 		return escapeGlob(namespace + ":{" + keyPrefix) + "*}";

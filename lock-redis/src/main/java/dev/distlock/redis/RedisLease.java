@@ -2,10 +2,14 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
 
 /**
- * A lock Redis granted. Release and extend run one script each, comparing the owner token.
+ * A lock Redis granted. Release and extend run one script each, comparing the owner token; a lock taken under a
+ * lock ID also keeps its ID's index in step (one more call).
  */
 final class RedisLease implements Lease {
 
@@ -21,13 +25,16 @@ final class RedisLease implements Lease {
 
 	private final Duration lease;
 
-	RedisLease(LockScripts scripts, String key, String token, long fencingToken, boolean shared, Duration lease) {
+	private final @Nullable String lockId;
+
+	RedisLease(LockScripts scripts, LockRequest request, long fencingToken) {
 		this.scripts = scripts;
-		this.key = key;
-		this.token = token;
+		this.key = request.key();
+		this.token = request.token();
 		this.fencingToken = fencingToken;
-		this.shared = shared;
-		this.lease = lease;
+		this.shared = request.shared();
+		this.lease = request.lease();
+		this.lockId = request.lockId();
 	}
 
 	@Override
@@ -37,12 +44,12 @@ final class RedisLease implements Lease {
 
 	@Override
 	public boolean extend(Duration newLease) {
-		return scripts.extend(key, token, shared, newLease);
+		return scripts.extend(key, token, shared, newLease, lockId);
 	}
 
 	@Override
 	public boolean release() {
-		return scripts.release(key, token, shared, lease);
+		return scripts.release(key, token, shared, lease, lockId);
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockStoreException;
+import dev.distlock.core.LockMode;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockIdSupport;
+import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.LockProvider;
@@ -33,15 +37,21 @@ import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
+import dev.distlock.core.spi.WriterPriority;
 
 /**
  * Locks in Redis through Spring Data Redis. Every lock operation is one script (one EVALSHA round trip) that compares
  * the owner token; fencing tokens come from a per-key counter kept for the fence retention. Waiters queue in Redis and
  * are handed the lock by the release itself, woken over one shared pub/sub connection (Lettuce factories); without
- * pub/sub they poll. Every call has a deadline: the lease it serves, capped by the client's command timeout. With
- * {@code replicaAcks} above 0, a grant counts only once that many replicas acknowledged it ({@code WAIT}).
+ * pub/sub they poll. Exclusive waiters queue in both modes, and while one is queued and live new shared holders are
+ * refused (writer priority). Locks may carry a lock ID (a record beside the owner token, and an index per ID written
+ * before the grant, in the ID's own slot) and be unlocked or renewed by it from any process, or have no expiry; a
+ * plain request (no lock ID, with a lease) does no lock-ID work. Every call has a deadline: the lease it serves,
+ * capped by the client's command timeout. With {@code replicaAcks} above 0, a grant counts only once that many
+ * replicas acknowledged it ({@code WAIT}).
  */
-public final class RedisLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, AutoCloseable {
+public final class RedisLockProvider
+		implements WaitingLockProvider, LockIdSupport, WriterPriority, LockStatusSource, StoreHealth, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -122,7 +132,7 @@ public final class RedisLockProvider implements WaitingLockProvider, LockStatusS
 			reply = scripts.acquire(request, Duration.ZERO, 0, "");
 		}
 		catch (RuntimeException ex) {
-			scripts.cleanUp(request.key(), request.token(), false, request.lease());
+			scripts.cleanUp(request);
 			throw storeError(ex);
 		}
 		return reply[0] == 0 ? Optional.empty() : Optional.of(lease(request, reply[1]));
@@ -143,8 +153,7 @@ public final class RedisLockProvider implements WaitingLockProvider, LockStatusS
 			reply = scripts.acquireAll(requests, false);
 		}
 		catch (RuntimeException ex) {
-			requests.forEach(request -> scripts.cleanUp(request.key(), request.token(), request.shared(),
-					request.lease()));
+			requests.forEach(scripts::cleanUp);
 			throw storeError(ex);
 		}
 		if (reply[0] != 1) {
@@ -163,6 +172,78 @@ public final class RedisLockProvider implements WaitingLockProvider, LockStatusS
 	@Override
 	public Acquisition begin(LockRequest request) {
 		return new RedisAcquisition(request, scripts, channels, queued);
+	}
+
+	/**
+	 * Reads the ID's index newest first, then per member checks its record (owner token and ID, in the lock's slot)
+	 * and releases it through the ordinary release script (so a queued waiter is handed the lock); records of expired
+	 * members are dropped, and every entry read leaves the index. Not atomic across slots: a lock added under the ID
+	 * after the index was read stays.
+	 */
+	@Override
+	public List<LockInfo> unlock(String lockId) {
+		return call(() -> {
+			List<LockInfo> released = new ArrayList<>();
+			List<String> done = new ArrayList<>();
+			for (String member : scripts.members(lockId)) {
+				int space = member.indexOf(' ');
+				if (space > 0) {
+					String token = member.substring(0, space);
+					String key = member.substring(space + 1);
+					LockScripts.IdMember found = scripts.idMember(key, token, lockId, -1);
+					if (found != null && found.held()
+							&& scripts.releaseById(key, token, found.shared(), lockId)) {
+						released.add(info(found, lockId));
+					}
+				}
+				done.add(member);
+			}
+			scripts.unindex(lockId, done, runner.deadline(runner.timeout()));
+			return released;
+		});
+	}
+
+	/**
+	 * Reads the ID's index newest first, then per member moves the lease of a lock its token still holds, recording
+	 * the TTL and renewal time; members recorded but no longer held are reported as expired, and entries without a
+	 * record leave the index.
+	 */
+	@Override
+	public LockRenewal renew(String lockId, Duration ttl) {
+		return call(() -> {
+			List<LockInfo> renewed = new ArrayList<>();
+			List<LockInfo> expired = new ArrayList<>();
+			List<String> gone = new ArrayList<>();
+			long until = runner.deadline(runner.timeout());
+			List<String> members = scripts.members(lockId);
+			scripts.extendIndex(lockId, ttl, until);
+			for (String member : members) {
+				int space = member.indexOf(' ');
+				LockScripts.IdMember found = space <= 0 ? null : scripts.idMember(member.substring(space + 1),
+						member.substring(0, space), lockId, Math.max(1, ttl.toMillis()));
+				if (found == null) {
+					gone.add(member);
+				}
+				else {
+					(found.held() ? renewed : expired).add(info(found, lockId));
+				}
+			}
+			scripts.unindex(lockId, gone, until);
+			return new LockRenewal(lockId, renewed, expired);
+		});
+	}
+
+	private static LockInfo info(LockScripts.IdMember member, String lockId) {
+		Duration remaining = !member.held() ? Duration.ZERO
+				: member.remainingMillis() < 0 ? LockInfo.NO_EXPIRY : Duration.ofMillis(member.remainingMillis());
+		return new LockInfo(member.key(), member.shared() ? LockMode.SHARED : LockMode.EXCLUSIVE,
+				member.owner().isEmpty() ? null : member.owner(), member.host().isEmpty() ? null : member.host(),
+				member.fence(), instant(member.createdAt()), remaining, member.held() ? 1 : 0, lockId,
+				instant(member.renewedAt()), member.ttlMillis() < 0 ? null : Duration.ofMillis(member.ttlMillis()));
+	}
+
+	private static @Nullable Instant instant(String millis) {
+		return millis.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(millis));
 	}
 
 	@Override
@@ -211,8 +292,7 @@ public final class RedisLockProvider implements WaitingLockProvider, LockStatusS
 	}
 
 	private RedisLease lease(LockRequest request, long fencingToken) {
-		return new RedisLease(scripts, request.key(), request.token(), fencingToken, request.shared(),
-				request.lease());
+		return new RedisLease(scripts, request, fencingToken);
 	}
 
 	/**

@@ -54,7 +54,7 @@ final class RedisLockStatus {
 	/** Locks read per script call at most, so one reply stays small. */
 	static final int BATCH = 256;
 
-	private static final int FIELDS = 8;
+	private static final int FIELDS = 11;
 
 	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -160,7 +160,7 @@ final class RedisLockStatus {
 		return infos;
 	}
 
-	/** One lock from its 8 fields, or null when the key is gone or holds no lock. */
+	/** One lock from its 11 fields, or null when the key is gone or holds no lock. */
 	private static @Nullable LockInfo info(String key, List<?> row, int at) {
 		String type = text(row.get(at));
 		if (!"string".equals(type) && !"zset".equals(type)) {
@@ -171,17 +171,24 @@ final class RedisLockStatus {
 		long fencing = Long.parseLong(text(row.get(at + 3)));
 		String mode = text(row.get(at + 7));
 		boolean held = holders > 0;
-		Duration remaining = held && pttl > 0 ? Duration.ofMillis(pttl) : Duration.ZERO;
+		// PTTL -1: a lock without expiry (an exclusive key without PX, or a set with a holder scored +inf).
+		Duration remaining = held && pttl == -1 ? LockInfo.NO_EXPIRY
+				: held && pttl > 0 ? Duration.ofMillis(pttl) : Duration.ZERO;
+		String ttl = text(row.get(at + 10));
+		Duration ttlValue = ttl.isEmpty() ? (remaining == LockInfo.NO_EXPIRY ? null : remaining)
+				: "-1".equals(ttl) ? null : Duration.ofMillis(Long.parseLong(ttl));
 		return new LockInfo(key, "s".equals(mode) || "zset".equals(type) ? LockMode.SHARED : LockMode.EXCLUSIVE,
 				blankToNull(text(row.get(at + 4))), blankToNull(text(row.get(at + 5))), fencing,
-				acquiredAt(text(row.get(at + 6))), remaining, held ? holders : 0);
+				acquiredAt(text(row.get(at + 6))), remaining, held ? holders : 0, blankToNull(text(row.get(at + 8))),
+				acquiredAt(text(row.get(at + 9))), ttlValue);
 	}
 
 	private byte[][] keyBytes(List<String> lockKeys) {
-		byte[][] bytes = new byte[lockKeys.size() * 2][];
+		byte[][] bytes = new byte[lockKeys.size() * 3][];
 		for (int i = 0; i < lockKeys.size(); i++) {
-			bytes[2 * i] = keys.lock(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
-			bytes[2 * i + 1] = keys.fence(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[3 * i] = keys.lock(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[3 * i + 1] = keys.fence(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[3 * i + 2] = keys.ids(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
 		}
 		return bytes;
 	}

@@ -43,7 +43,13 @@ final class RedisScripts {
 	/** Deletes a lock whoever holds it, keeping its fencing counter, and publishes the release; 1 or 0. */
 	static final LuaScript<Long> FORCE_RELEASE = load("force-release.lua", Long.class);
 
-	/** A read-only snapshot of a page of locks and their fence hashes (same slot in a cluster), 8 fields each. */
+	/** Adds members to a lock ID's index, scored by server time; the count added. */
+	static final LuaScript<Long> INDEX = load("index.lua", Long.class);
+
+	/** Reads, renews or drops one member of a lock ID by its owner token and ID; its details, as text. */
+	static final LuaScript<List<?>> ID_MEMBER = load("id-member.lua", List.class);
+
+	/** A read-only snapshot of a page of locks and their fence hashes and ids hashes (same slot in a cluster), 11 fields each. */
 	static final LuaScript<List<?>> STATUS = load("status.lua", List.class);
 
 	private RedisScripts() {

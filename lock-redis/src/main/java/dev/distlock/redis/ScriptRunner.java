@@ -94,6 +94,31 @@ final class ScriptRunner implements AutoCloseable {
 	}
 
 	/**
+	 * {@code ZREVRANGE key 0 -1}: the members of a lock ID's index, newest first.
+	 */
+	@SuppressWarnings("unchecked")
+	List<String> newestFirst(String indexKey, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		if (async == null) {
+			java.util.Set<String> members = template.opsForZSet().reverseRange(indexKey, 0, -1);
+			return members == null ? List.of() : List.copyOf(members);
+		}
+		return (List<String>) await(async.zrevrange(indexKey, 0, -1), untilNanos);
+	}
+
+	/**
+	 * {@code ZREM key members...}: drops entries from a lock ID's index.
+	 */
+	void unindex(String indexKey, List<String> members, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		if (async == null) {
+			template.opsForZSet().remove(indexKey, members.toArray());
+			return;
+		}
+		await(async.zrem(indexKey, members.toArray(new String[0])), untilNanos);
+	}
+
+	/**
 	 * Sends {@code WAIT replicas timeout} on the connection that ran this lock key's scripts (in a cluster, the
 	 * connection to the key's master), so it covers every write sent on it so far, and returns how many replicas
 	 * acknowledged them. The server-side timeout is nine tenths of what is left of the deadline (at least 1 ms, as 0

@@ -6,38 +6,94 @@
 -- hash lives for the retention, never less than the lease. A lock this token already holds (the same call replayed
 -- after a reconnect) counts as taken, with its current fencing token, and its lease is restarted (so the answer is a
 -- write that a following WAIT covers); a replay never reports "held". A refused caller that will wait sets the
--- blocking lock's waiting mark, so its release publishes (see release.lua).
--- KEYS[3i-2] lock key, KEYS[3i-1] fence hash, KEYS[3i] waiting mark of request i
--- ARGV[6(i-1)+1..6] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host of request i; then
--- ARGV[#ARGV-1] the fence retention ms, ARGV[#ARGV] how long the waiting mark lasts at least, in ms ('0': the caller
--- will not wait, set no mark); 'at' is the server's TIME in epoch ms
+-- blocking lock's waiting mark, so its release publishes (see release.lua). Writer priority: a new shared holder is
+-- refused while the key's waiter queue (only exclusive waiters queue) has an entry whose deadline is still ahead by
+-- the server's TIME, so the readers already in leave and the writer gets in; entries past their deadline are dropped.
+-- Lock IDs: a shared request with a lock ID is refused while another live holder of the key has the same ID (by the
+-- ids hash); a request with a lock ID records it in the ids hash; a lock without expiry has no PX (exclusive) or the
+-- score +inf and no expiry on the set (shared).
+-- KEYS[6i-5] lock key, KEYS[6i-4] fence hash, KEYS[6i-3] waiting mark, KEYS[6i-2] waiter queue, KEYS[6i-1] waiter
+-- entries, KEYS[6i] ids hash of request i
+-- ARGV[8(i-1)+1..8] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host, lock ID ('' none), no
+-- expiry ('1' or '0') of request i; then ARGV[#ARGV-1] the fence retention ms, ARGV[#ARGV] how long the waiting mark
+-- lasts at least, in ms ('0': the caller will not wait, set no mark); 'at' is the server's TIME in epoch ms
 -- Returns {1, fencing token 1, fencing token 2, ...} or {0, remaining ms of the first blocking lock (PTTL)}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local n = #KEYS / 3
+local n = #KEYS / 6
 local retention = tonumber(ARGV[#ARGV - 1])
 local mark = tonumber(ARGV[#ARGV])
+-- A holder's expiry score; 'inf' for a holder without expiry.
+local function score(text)
+	if text == 'inf' or text == '+inf' then
+		return math.huge
+	end
+	return tonumber(text or '0')
+end
 local empty = {}
 local mine = {}
 local function refused(i)
-	local lock = KEYS[3 * i - 2]
+	local lock = KEYS[6 * i - 5]
 	local remaining = redis.call('PTTL', lock)
 	if mark > 0 then
-		redis.call('SET', KEYS[3 * i], '1', 'PX', math.max(mark, remaining))
+		redis.call('SET', KEYS[6 * i - 3], '1', 'PX', math.max(mark, remaining, 1))
 	end
 	return {0, remaining}
 end
+-- Whether an exclusive waiter of request i's key is queued and live; drops the entries whose deadline has passed.
+local function writerWaits(i)
+	local queue = KEYS[6 * i - 2]
+	local entries = KEYS[6 * i - 1]
+	for _, token in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
+		local entry = redis.call('HGET', entries, token)
+		if entry and tonumber(cjson.decode(entry)[1]) > now then
+			return true
+		end
+		redis.call('ZREM', queue, token)
+		redis.call('HDEL', entries, token)
+	end
+	return false
+end
+-- Whether another live shared holder of request i's key was taken under the same lock ID.
+local function sameIdHolds(i, a)
+	if ARGV[a + 7] == '' then
+		return false
+	end
+	local holders = redis.call('ZRANGEBYSCORE', KEYS[6 * i - 5], '(' .. now, '+inf')
+	if #holders == 0 then
+		return false
+	end
+	local records = redis.call('HMGET', KEYS[6 * i], unpack(holders))
+	for j = 1, #holders do
+		if records[j] and holders[j] ~= ARGV[a + 1] and cjson.decode(records[j])[1] == ARGV[a + 7] then
+			return true
+		end
+	end
+	return false
+end
+-- The set lives exactly as long as its longest-lived holder (for ever while one has no expiry), so an exclusive
+-- SET NX succeeds once all expired.
+local function expireSet(lock)
+	local top = redis.call('ZRANGE', lock, -1, -1, 'WITHSCORES')
+	if top[2] == 'inf' then
+		redis.call('PERSIST', lock)
+	else
+		redis.call('PEXPIREAT', lock, top[2])
+	end
+end
 for i = 1, n do
-	local lock = KEYS[3 * i - 2]
-	local a = 6 * (i - 1)
+	local lock = KEYS[6 * i - 5]
+	local a = 8 * (i - 1)
 	local kind = redis.call('TYPE', lock).ok
 	empty[i] = true
 	if kind == 'string' and redis.call('GET', lock) == ARGV[a + 1] then
 		mine[i] = true
 	elseif kind == 'zset' and ARGV[a + 3] == '1'
-			and tonumber(redis.call('ZSCORE', lock, ARGV[a + 1]) or '0') > now then
+			and score(redis.call('ZSCORE', lock, ARGV[a + 1])) > now then
 		mine[i] = true
+	elseif ARGV[a + 3] == '1' and writerWaits(i) then
+		return refused(i)
 	elseif kind ~= 'none' then
 		-- Three cases: held exclusively, shared by holders of which some may have expired, or free.
 		if ARGV[a + 3] ~= '1' or kind ~= 'zset' then
@@ -45,7 +101,7 @@ for i = 1, n do
 		end
 		redis.call('ZREMRANGEBYSCORE', lock, '-inf', now)
 		local holders = redis.call('ZCARD', lock)
-		if holders >= tonumber(ARGV[a + 4]) then
+		if holders >= tonumber(ARGV[a + 4]) or sameIdHolds(i, a) then
 			return refused(i)
 		end
 		empty[i] = holders == 0
@@ -53,14 +109,15 @@ for i = 1, n do
 end
 local result = {1}
 for i = 1, n do
-	local lock = KEYS[3 * i - 2]
-	local fence = KEYS[3 * i - 1]
-	local a = 6 * (i - 1)
+	local lock = KEYS[6 * i - 5]
+	local fence = KEYS[6 * i - 4]
+	local a = 8 * (i - 1)
+	local forever = ARGV[a + 8] == '1'
 	if ARGV[a + 3] == '1' then
-		redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])
-		-- The set lives exactly as long as its longest-lived holder, so an exclusive SET NX succeeds once all expired.
-		local top = redis.call('ZRANGE', lock, -1, -1, 'WITHSCORES')
-		redis.call('PEXPIREAT', lock, top[2])
+		redis.call('ZADD', lock, forever and '+inf' or now + tonumber(ARGV[a + 2]), ARGV[a + 1])
+		expireSet(lock)
+	elseif forever then
+		redis.call('SET', lock, ARGV[a + 1])
 	elseif mine[i] then
 		redis.call('PEXPIRE', lock, ARGV[a + 2])
 	else
@@ -78,6 +135,18 @@ for i = 1, n do
 			redis.call('HSET', fence, 'n', string.format('%.0f', token))
 		end
 		redis.call('PEXPIRE', fence, math.max(retention, tonumber(ARGV[a + 2])))
+	end
+	if ARGV[a + 7] ~= '' and not (mine[i] and redis.call('HEXISTS', KEYS[6 * i], ARGV[a + 1]) == 1) then
+		-- The hash lives as long as the fence hash (the retention, never less than the lease), so a record of a lock
+		-- whose lease ended still tells renew by ID that it expired; persistent once a record has no expiry.
+		local ttl = redis.call('PTTL', KEYS[6 * i])
+		redis.call('HSET', KEYS[6 * i], ARGV[a + 1], cjson.encode({ARGV[a + 7], ARGV[a + 5], ARGV[a + 6],
+			string.format('%.0f', now), forever and -1 or tonumber(ARGV[a + 2]), '', ARGV[a + 3] == '1' and 's' or 'x'}))
+		if forever then
+			redis.call('PERSIST', KEYS[6 * i])
+		elseif ttl == -2 or (ttl >= 0 and ttl < math.max(retention, tonumber(ARGV[a + 2]))) then
+			redis.call('PEXPIRE', KEYS[6 * i], math.max(retention, tonumber(ARGV[a + 2])))
+		end
 	end
 end
 return result

@@ -9,20 +9,48 @@
 -- fence hash lives for ARGV[3] ms from this grant: the retention, never less than the lease (the caller computes it).
 -- The holder's owner, host and mode are written only when they differ from the last holder's (one client locking
 -- again writes the counter and 'at' only).
--- Two forms. With 2 KEYS, a single attempt that never queues. With 5 KEYS, the attempt of a caller that waits for a
+-- Three forms. With 2 KEYS, a single attempt that never queues. With 5 KEYS, the attempt of a caller that waits for a
 -- hand-off: when refused it joins the key's FIFO waiter queue (or refreshes its entry, keeping its place) and sets
 -- the waiting mark, which tells release.lua to look at the queue and publish; release.lua hands the lock to the
--- queue's live head.
--- KEYS[1] lock key, KEYS[2] fence hash; with 5 KEYS also KEYS[3] waiting mark (string with a TTL),
+-- queue's live head. A caller of a client without pub/sub queues too, with an empty grant channel, only so that its
+-- entry keeps new shared holders out (writer priority, see acquire-all.lua); such a client's releases never hand off.
+-- With 6 KEYS, a request with a lock ID or without expiry (never a plain one): as with 5 KEYS, but ARGV[6] '0' does
+-- not queue; the lock ID's record goes into the ids hash, and a lock without expiry is set without PX.
+-- KEYS[1] lock key, KEYS[2] fence hash; with 5 or 6 KEYS also KEYS[3] waiting mark (string with a TTL),
 -- KEYS[4] waiter queue (sorted set: token by arrival, server ms),
--- KEYS[5] waiter entries (hash: token -> JSON [deadline ms, attempt, lease ms, owner, host, grant channel])
--- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] fence hash TTL ms, ARGV[4] owner name, ARGV[5] host; with 5 KEYS
--- also ARGV[6] how long the queue entry stays valid in ms, ARGV[7] the caller's queued-attempt number (from 0),
--- echoed in the hand-off message, ARGV[8] the caller's grant channel, where release.lua publishes the hand-off
+-- KEYS[5] waiter entries (hash: token -> JSON [deadline ms, attempt, lease ms, owner, host, grant channel, lock ID,
+-- no expiry '1'/'0']); with 6 KEYS also KEYS[6] the ids hash (token -> JSON [lock ID, owner, host, created ms,
+-- ttl ms or -1, renewed ms or '', mode])
+-- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] fence hash TTL ms, ARGV[4] owner name, ARGV[5] host; with 5 or 6 KEYS
+-- also ARGV[6] how long the queue entry stays valid in ms ('0': do not queue), ARGV[7] the caller's queued-attempt
+-- number (from 0), echoed in the hand-off message, ARGV[8] the caller's grant channel, where release.lua publishes the
+-- hand-off ('' without pub/sub); with 6 KEYS also ARGV[9] the lock ID ('' none), ARGV[10] '1' for no expiry
 -- Returns {1, fencing token} if acquired now; {2, fencing token} if this token already holds the lock (a hand-off
 -- the caller has not yet heard of, or a replay; its lease is then restarted, so the answer is a write that a
 -- following WAIT covers); {0, remaining ms of the current holder (PTTL)} if held by another.
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+local ids = #KEYS == 6
+local forever = ids and ARGV[10] == '1'
+local granted
+if forever then
+	granted = redis.call('SET', KEYS[1], ARGV[1], 'NX')
+else
+	granted = redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX')
+end
+local function record(at)
+	if ids and ARGV[9] ~= '' then
+		-- The hash lives as long as the fence hash (the retention, never less than the lease), so a record of a lock
+		-- whose lease ended still tells renew by ID that it expired; persistent once a record has no expiry.
+		local ttl = redis.call('PTTL', KEYS[6])
+		redis.call('HSET', KEYS[6], ARGV[1], cjson.encode({ARGV[9], ARGV[4], ARGV[5], at, forever and -1
+			or tonumber(ARGV[2]), '', 'x'}))
+		if forever then
+			redis.call('PERSIST', KEYS[6])
+		elseif ttl == -2 or (ttl >= 0 and ttl < tonumber(ARGV[3])) then
+			redis.call('PEXPIRE', KEYS[6], ARGV[3])
+		end
+	end
+end
+if granted then
 	local t = redis.call('TIME')
 	local last = redis.call('HMGET', KEYS[2], 'n', 'owner', 'host', 'mode')
 	local fence = string.format('%.0f', math.max(tonumber(last[1] or '0') + 1, t[1] * 1000000 + t[2]))
@@ -33,7 +61,8 @@ if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
 		redis.call('HSET', KEYS[2], 'n', fence, 'owner', ARGV[4], 'host', ARGV[5], 'at', at, 'mode', 'x')
 	end
 	redis.call('PEXPIRE', KEYS[2], ARGV[3])
-	if #KEYS == 5 and ARGV[7] ~= '0' then -- an earlier attempt of this caller queued: leave the queue
+	record(at)
+	if #KEYS >= 5 and ARGV[7] ~= '0' then -- an earlier attempt of this caller queued: leave the queue
 		redis.call('ZREM', KEYS[4], ARGV[1])
 		redis.call('HDEL', KEYS[5], ARGV[1])
 	end
@@ -41,16 +70,23 @@ if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
 end
 -- pcall: a shared lock is a sorted set, where GET answers WRONGTYPE; that is "not ours".
 if redis.pcall('GET', KEYS[1]) == ARGV[1] then
-	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	if forever then
+		redis.call('PERSIST', KEYS[1])
+	else
+		redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	end
+	if ids and ARGV[9] ~= '' and redis.call('HEXISTS', KEYS[6], ARGV[1]) == 0 then
+		record(redis.call('HGET', KEYS[2], 'at') or '')
+	end
 	return {2, tonumber(redis.call('HGET', KEYS[2], 'n'))}
 end
 local remaining = redis.call('PTTL', KEYS[1])
-if #KEYS == 5 then
+if #KEYS >= 5 and ARGV[6] ~= '0' then
 	local t = redis.call('TIME')
 	local now = t[1] * 1000 + math.floor(t[2] / 1000)
 	redis.call('ZADD', KEYS[4], 'NX', now, ARGV[1])
 	redis.call('HSET', KEYS[5], ARGV[1], cjson.encode({string.format('%.0f', now + tonumber(ARGV[6])), ARGV[7],
-		ARGV[2], ARGV[4], ARGV[5], ARGV[8]}))
+		ARGV[2], ARGV[4], ARGV[5], ARGV[8], ARGV[9] or '', ARGV[10] or '0'}))
 	-- Every entry's deadline is at most ARGV[6] from now, so an abandoned queue disappears with its last entry.
 	redis.call('PEXPIRE', KEYS[4], ARGV[6])
 	redis.call('PEXPIRE', KEYS[5], ARGV[6])

@@ -1,5 +1,5 @@
 -- Shared extend. Guarantees: this token's place is moved to ARGV[2] ms from the server's TIME only while it is still
--- live; the set lives as long as its longest-lived holder.
+-- live; the set lives as long as its longest-lived holder (for ever while one has no expiry).
 -- KEYS[1] lock key; ARGV[1] owner token, ARGV[2] lease ms
 -- Returns 1 if extended, 0 if the token held no live place.
 local score = redis.pcall('ZSCORE', KEYS[1], ARGV[1])
@@ -8,10 +8,14 @@ if type(score) ~= 'string' then
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if tonumber(score) <= now then
+if score ~= 'inf' and tonumber(score) <= now then
 	return 0
 end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
 local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[1], top[2])
+if top[2] == 'inf' then
+	redis.call('PERSIST', KEYS[1])
+else
+	redis.call('PEXPIREAT', KEYS[1], top[2])
+end
 return 1

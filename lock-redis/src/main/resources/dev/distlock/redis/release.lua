@@ -9,13 +9,22 @@
 -- is published as 'g <token> <fencing token> <attempt>' on the waiter's client's own grant channel, so only that
 -- waiter wakes, already holding the lock. With nobody queued the lock is deleted and '1' on '<lock key>:released'
 -- wakes any other waiter.
--- KEYS[1] lock key, KEYS[2] fence hash, KEYS[3] waiting mark, KEYS[4] waiter queue, KEYS[5] waiter entries
+-- Lock IDs: a lock taken under one (ARGV[5] '1', or '2' for a release by ID) drops its record from the ids hash; a
+-- release by ID keeps '<token> unlocked' as 'r', so the holder's own later release reports the lock lost, not
+-- released. A hand-off to a waiter with a lock ID records it there, and one to a waiter without expiry sets the lock
+-- without PX.
+-- KEYS[1] lock key, KEYS[2] fence hash, KEYS[3] waiting mark, KEYS[4] waiter queue, KEYS[5] waiter entries,
+-- KEYS[6] ids hash
 -- ARGV[1] owner token, ARGV[2] '1' when waiters are told over pub/sub, else '0' (then nobody queues or marks),
 -- ARGV[3] fence retention ms, ARGV[4] how long a queue entry stays valid in ms (the mark is set again for it after a
--- hand-off, as more waiters may be queued)
+-- hand-off, as more waiters may be queued), ARGV[5] '1' when the lock was taken under a lock ID, '2' when it is
+-- released by ID, else '0'
 -- Returns 1 if the lock was released or passed on (now or by an earlier run of this release), 0 if the token did
 -- not hold it.
 -- pcall: after a takeover the key may be a shared-holder set, where GET answers WRONGTYPE; that is "not ours".
+if ARGV[5] ~= '0' then
+	redis.call('HDEL', KEYS[6], ARGV[1])
+end
 if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
 	if redis.call('HGET', KEYS[2], 'r') == ARGV[1] then
 		return 1
@@ -25,7 +34,7 @@ end
 local waited = redis.call('DEL', KEYS[1], KEYS[3]) == 2
 -- pcall: under maxmemory with noeviction a full Redis refuses writes that add data (OOM), but DEL is allowed; the
 -- lock is free then, and only the answer to a replay of this release is lost.
-redis.pcall('HSET', KEYS[2], 'r', ARGV[1])
+redis.pcall('HSET', KEYS[2], 'r', ARGV[5] == '2' and ARGV[1] .. ' unlocked' or ARGV[1])
 if not waited or ARGV[2] ~= '1' then
 	return 1 -- nobody marked the lock as waited for
 end
@@ -42,13 +51,32 @@ while true do
 		local waiter = cjson.decode(entry)
 		t = t or redis.call('TIME')
 		if tonumber(waiter[1]) > t[1] * 1000 + math.floor(t[2] / 1000) then
-			redis.call('SET', KEYS[1], head, 'PX', waiter[3])
+			local at = string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000))
+			local forever = waiter[8] == '1'
+			if forever then
+				redis.call('SET', KEYS[1], head)
+			else
+				redis.call('SET', KEYS[1], head, 'PX', waiter[3])
+			end
+			if waiter[7] and waiter[7] ~= '' then
+				local ttl = redis.call('PTTL', KEYS[6])
+				redis.call('HSET', KEYS[6], head, cjson.encode({waiter[7], waiter[4], waiter[5], at,
+					forever and -1 or tonumber(waiter[3]), '', 'x'}))
+				if forever then
+					redis.call('PERSIST', KEYS[6])
+				elseif ttl == -2 or (ttl >= 0 and ttl < math.max(tonumber(ARGV[3]), tonumber(waiter[3]))) then
+					redis.call('PEXPIRE', KEYS[6], math.max(tonumber(ARGV[3]), tonumber(waiter[3])))
+				end
+			end
 			redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
 			local fence = math.max(tonumber(redis.call('HGET', KEYS[2], 'n') or '0') + 1, t[1] * 1000000 + t[2])
 			redis.call('HSET', KEYS[2], 'n', string.format('%.0f', fence), 'owner', waiter[4], 'host', waiter[5],
-				'at', string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000)), 'mode', 'x')
+				'at', at, 'mode', 'x')
 			redis.call('PEXPIRE', KEYS[2], math.max(tonumber(ARGV[3]), tonumber(waiter[3])))
-			redis.call('PUBLISH', waiter[6], 'g ' .. head .. ' ' .. string.format('%.0f', fence) .. ' ' .. waiter[2])
+			-- A waiter of a client without pub/sub has no grant channel: it finds the lock its own on its next attempt.
+			if waiter[6] ~= '' then
+				redis.call('PUBLISH', waiter[6], 'g ' .. head .. ' ' .. string.format('%.0f', fence) .. ' ' .. waiter[2])
+			end
 			return 1
 		end
 	end
