@@ -92,7 +92,6 @@ final class MongoErrors {
 	 */
 	private static final ExecutorService CLEANUP = cleanupThreads();
 
-
 	private static ExecutorService cleanupThreads() {
 		ThreadPoolExecutor pool = new ThreadPoolExecutor(CLEANUP_THREADS, CLEANUP_THREADS, 0, TimeUnit.MILLISECONDS,
 				new LinkedBlockingQueue<>(), runnable -> {
@@ -135,48 +134,30 @@ final class MongoErrors {
 		}
 	}
 
-	/** How often a clean-up call is made while interrupts from another thread keep aborting it. */
-	static final int MAX_INTERRUPTED_ATTEMPTS = 5;
-
 	/**
 	 * Runs a clean-up call (a release, the clean-up after a failed acquire) so that the caller's interrupt cannot
-	 * defeat it: the interrupt flag is cleared around the call and set again afterwards (the driver reads the flag
-	 * and throws {@link MongoInterruptedException}, so otherwise an interrupted thread could never release). A call
-	 * that fails in a way that may have left it applied is made again, as {@code replay}: after an interrupt that
-	 * arrived during the call (another thread interrupting again and again) up to {@value #MAX_INTERRUPTED_ATTEMPTS}
-	 * attempts in all, after a timeout or socket error once, and only when a replay is given.
-	 * @param replay the statement that answers correctly whether or not the first attempt was applied, or null when
-	 * the call itself is idempotent (then only an interrupted call is made again, unchanged)
+	 * defeat it: the statement runs on a clean-up thread nobody interrupts (the driver would abort it with
+	 * {@link MongoInterruptedException}), and the caller waits for it through interrupts, keeping its flag. A call
+	 * that fails in a way that may have left it applied (a timeout, a socket error) is made once more, as
+	 * {@code replay}.
+	 * @param replay the statement that answers correctly whether or not the first attempt was applied, or null for
+	 * no second attempt
 	 */
 	static <T> T uninterrupted(@Nullable String key, String operation, long boundMillis, Supplier<T> storeCall,
 			@Nullable Supplier<T> replay) {
-		boolean interrupted = Thread.interrupted();
 		try {
-			LockStoreException first = null;
-			Supplier<T> statement = storeCall;
-			for (int attempt = 1;; attempt++) {
-				try {
-					return offCallerThread(key, operation, boundMillis, statement);
-				}
-				catch (LockStoreException ex) {
-					boolean interruptedDuring = ex.getCause() instanceof MongoInterruptedException;
-					boolean retry = interruptedDuring ? attempt < MAX_INTERRUPTED_ATTEMPTS
-							: attempt == 1 && replay != null && mayHaveRun(ex.getCause());
-					if (first != null) {
-						ex.addSuppressed(first);
-					}
-					if (!retry) {
-						throw ex;
-					}
-					first = first != null ? first : ex;
-					interrupted |= Thread.interrupted();
-					statement = replay != null ? replay : storeCall;
-				}
-			}
+			return offCallerThread(key, operation, boundMillis, storeCall);
 		}
-		finally {
-			if (interrupted || Thread.interrupted()) {
-				Thread.currentThread().interrupt();
+		catch (LockStoreException ex) {
+			if (replay == null || !mayHaveRun(ex.getCause())) {
+				throw ex;
+			}
+			try {
+				return offCallerThread(key, operation, boundMillis, replay);
+			}
+			catch (LockStoreException again) {
+				again.addSuppressed(ex);
+				throw again;
 			}
 		}
 	}

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import dev.distlock.core.internal.Interrupts;
+
 /**
  * A lock store. One call makes one attempt; it never waits for a holder to leave.
  *
@@ -58,7 +60,8 @@ public interface LockProvider {
 	private static void releaseQuietly(List<Lease> leases) {
 		for (Lease lease : leases) {
 			try {
-				lease.release();
+				// A rollback is clean-up: the caller's interrupt must not leave the taken members held.
+				Interrupts.uninterruptibly(lease::release);
 			}
 			catch (RuntimeException ignored) {
 				// Best effort: the lease expires on its own if the store is unreachable.
