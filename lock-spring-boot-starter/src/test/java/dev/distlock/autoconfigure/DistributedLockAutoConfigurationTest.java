@@ -254,6 +254,7 @@ class DistributedLockAutoConfigurationTest {
 			distributed-lock.spel.bean-references=maybe  | distributed-lock.spel.bean-references
 			distributed-lock.aop.order=first             | distributed-lock.aop.order
 			distributed-lock.aop.before-existing-advisors=yes please | distributed-lock.aop.before-existing-advisors
+			distributed-lock.shutdown-wait=0s            | distributed-lock.shutdown-wait
 			""")
 	void badCorePropertyFailsNamingIt(String property, String name) {
 		runner.withPropertyValues(property.replace("\\t", "\t"))
@@ -312,6 +313,7 @@ class DistributedLockAutoConfigurationTest {
 			distributed-lock.redis.namespace=\t          | distributed-lock.redis.namespace
 			distributed-lock.redis.pub-sub=often         | distributed-lock.redis.pub-sub
 			distributed-lock.redis.replica-acks=-1       | distributed-lock.redis.replica-acks
+			distributed-lock.redis.fence-retention=0s    | distributed-lock.redis.fence-retention
 			distributed-lock.enabled=notaboolean         | distributed-lock.enabled
 			""")
 	void badRedisPropertyFailsNamingIt(String property, String name) {
@@ -326,6 +328,8 @@ class DistributedLockAutoConfigurationTest {
 			distributed-lock.mongo.collection=bad$name   | distributed-lock.mongo.collection
 			distributed-lock.mongo.purge-interval=0s     | distributed-lock.mongo.purge-interval
 			distributed-lock.mongo.purge-grace=-1s       | distributed-lock.mongo.purge-grace
+			distributed-lock.mongo.purge-grace=30s       | distributed-lock.mongo.purge-grace
+			distributed-lock.mongo.call-timeout=0s       | distributed-lock.mongo.call-timeout
 			distributed-lock.mongo.purge-interval=hourly | distributed-lock.mongo.purge-interval
 			distributed-lock.mongo.create-indexes=always | distributed-lock.mongo.create-indexes
 			distributed-lock.mongo.collection=\t         | distributed-lock.mongo.collection
