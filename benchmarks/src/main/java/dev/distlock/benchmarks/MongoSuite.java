@@ -32,8 +32,8 @@ final class MongoSuite {
 
 	static Results run(MongoEndpoint endpoint, Settings settings) {
 		Progress.say("Mongo arms on " + endpoint.description());
-		Settings mongo = new Settings(settings.window(), settings.warmup(), List.of(8), settings.heldLocks(), 0,
-				settings.suites(), settings.peers());
+		Settings mongo = new Settings(settings.window(), settings.warmup(), settings.contentionWarmup(), List.of(8),
+				settings.heldLocks(), 0, settings.suites(), settings.peers());
 		List<ArmResult> all = new SuiteRunner(mongo, null, () -> -1, () -> { })
 			.run(List.of(new RawMongoArm(endpoint.uri()), new DistlockMongoArm(endpoint.uri()),
 					new ShedLockMongoArm(endpoint.uri())));

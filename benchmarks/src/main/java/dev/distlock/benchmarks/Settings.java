@@ -10,6 +10,8 @@ import java.util.stream.Collectors;
  * How long and how much to measure, from system properties so one run can be shortened or narrowed.
  * @param window the measurement window of each throughput and contention figure ({@code -Dbench.window=3s})
  * @param warmup the uncontended warm-up before an arm's first figure ({@code -Dbench.warmup=3s})
+ * @param contentionWarmup the contended warm-up of each contention figure, same clients and key, figures dropped
+ * ({@code -Dbench.contentionWarmup=1s})
  * @param contenders the numbers of independent clients on one key ({@code -Dbench.contenders=2,8,32})
  * @param heldLocks how many locks the memory figure holds at once ({@code -Dbench.heldLocks=2000})
  * @param commandCycles how many cycles the command count runs ({@code -Dbench.commandCycles=1000})
@@ -17,7 +19,7 @@ import java.util.stream.Collectors;
  * @param peers whether the peer libraries' arms run; {@code -Dbench.peers=false} keeps only the floor and distlock,
  * for quick before/after comparisons while tuning
  */
-public record Settings(Duration window, Duration warmup, List<Integer> contenders, int heldLocks, int commandCycles,
+public record Settings(Duration window, Duration warmup, Duration contentionWarmup, List<Integer> contenders, int heldLocks, int commandCycles,
 		Set<String> suites, boolean peers) {
 
 	/**
@@ -25,6 +27,7 @@ public record Settings(Duration window, Duration warmup, List<Integer> contender
 	 */
 	public static Settings fromSystemProperties() {
 		return new Settings(duration("bench.window", "3s"), duration("bench.warmup", "3s"),
+				duration("bench.contentionWarmup", "1s"),
 				Arrays.stream(System.getProperty("bench.contenders", "2,8,32").split(","))
 					.map(String::trim)
 					.map(Integer::valueOf)

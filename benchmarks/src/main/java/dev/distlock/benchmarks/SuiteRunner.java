@@ -3,6 +3,7 @@ package dev.distlock.benchmarks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -152,12 +153,16 @@ final class SuiteRunner {
 	private void contention(LockArm arm, String keyPrefix, int count, ArmResult result) {
 		try {
 			reset.run();
-			Map<String, Long> before = redisStats != null && count == 8 ? redisStats.commandCalls() : null;
+			AtomicReference<Map<String, Long>> before = new AtomicReference<>();
 			ContentionResult contention = Contention.run(arm::newClient, count, keyPrefix + ":c" + count,
-					settings.window());
+					settings.contentionWarmup(), settings.window(), () -> {
+						if (redisStats != null && count == 8) {
+							before.set(redisStats.commandCalls());
+						}
+					});
 			result.contention.put(count, contention);
-			if (before != null && redisStats != null && contention.cycles() > 0) {
-				result.commandsPerContendedCycle = sum(RedisStats.delta(before, redisStats.commandCalls()))
+			if (before.get() != null && redisStats != null && contention.cycles() > 0) {
+				result.commandsPerContendedCycle = sum(RedisStats.delta(before.get(), redisStats.commandCalls()))
 						/ (double) contention.cycles();
 			}
 			Progress.say(String.format("    %s: %,.0f/s, handoff p50 %.3f ms, wait max %.1f ms", result.name,

@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * K independent clients loop lock-unlock on one key. Records throughput, the handoff latency (from the holder starting
  * its unlock to a different client's lock call returning) and the wait (from lock requested to lock returned), and
- * counts overlapping holders, which must stay zero.
+ * counts overlapping holders, which must stay zero. The same clients first run the same loop for a warm-up whose
+ * figures are dropped, so connections, subscriptions, script caches and JIT-compiled contended paths are in place
+ * before the window, for every arm alike.
  */
 public final class Contention {
 
@@ -32,14 +34,20 @@ public final class Contention {
 	}
 
 	/**
-	 * Creates the clients, runs them for the window and closes them.
+	 * Creates the clients, runs them for the warm-up (figures dropped), then runs {@code beforeWindow} and the measured
+	 * window, and closes them.
 	 */
-	public static ContentionResult run(Supplier<LockClient> clients, int count, String key, Duration window) {
+	public static ContentionResult run(Supplier<LockClient> clients, int count, String key, Duration warmup,
+			Duration window, Runnable beforeWindow) {
 		List<LockClient> created = new ArrayList<>();
 		try {
 			for (int i = 0; i < count; i++) {
 				created.add(clients.get());
 			}
+			if (!warmup.isZero()) {
+				new Contention().measure(created, key, warmup);
+			}
+			beforeWindow.run();
 			return new Contention().measure(created, key, window);
 		}
 		finally {
