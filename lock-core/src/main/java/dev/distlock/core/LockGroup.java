@@ -13,7 +13,7 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 
 /**
- * Locks held under one lock ID (square/mongo-lock's lockId). From {@link LockTemplate#group(String)} it starts empty
+ * Locks held under one lock ID, released and renewed together. From {@link LockTemplate#group(String)} it starts empty
  * and takes locks over time, exclusive and shared, on any keys; from {@link LockTemplate#acquireAll} it holds its keys
  * taken all at once. On a store with lock IDs every member is stored under the ID, so any process that knows it can
  * {@link LockTemplate#unlock(String) unlock} or {@link LockTemplate#renew(String, Duration) renew} them. Members

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Optional provider capability: locks under a caller-chosen lock ID (square/mongo-lock's lockId), acted on by ID from
+ * Optional provider capability: locks under a caller-chosen lock ID, which groups them for release and renewal from
  * any process, and locks without expiry. A provider implementing it stores {@link LockRequest#lockId()} with each
  * lock, refuses a second live shared lock of the same ID on one key, and keeps a {@link LockRequest#noExpiry()} lock
  * until it is released. Whoever knows a lock ID can release or renew every lock taken under it: the ID is a

@@ -54,7 +54,7 @@ public record LockInfo(String key, LockMode mode, @Nullable String owner, @Nulla
 	}
 
 	/**
-	 * When the lock was created (mongo-lock's createdAt): the same as {@link #acquiredAt()}.
+	 * When the lock was created, for callers that filter by creation time: the same as {@link #acquiredAt()}.
 	 */
 	public @Nullable Instant createdAt() {
 		return acquiredAt;
