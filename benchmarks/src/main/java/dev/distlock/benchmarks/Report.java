@@ -147,7 +147,7 @@ final class Report {
 	private void contention(String title, List<ArmResult> arms, ArmResult floor, boolean renewing) {
 		line(title);
 		line("");
-		line("| arm | K | cycles/s | x floor | handoff p50 ms | handoff p99 ms | handoff max ms | wait p99 ms | "
+		line("| arm | K | cycles/s | x floor | hand-off p50 ms | hand-off p99 ms | hand-off max ms | wait p99 ms | "
 				+ "wait max ms | starved clients | overlaps |");
 		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (ArmResult arm : arms) {
@@ -159,8 +159,8 @@ final class Report {
 				ContentionResult base = floor.contention.get(entry.getKey());
 				line("| " + arm.name + " | " + c.clients() + " | " + rate(c.cyclesPerSecond()) + " | "
 						+ ratio(c.cyclesPerSecond(), base != null ? base.cyclesPerSecond() : Double.NaN) + " | "
-						+ num(c.handoffMillis(50), 3) + " | " + num(c.handoffMillis(99), 3) + " | "
-						+ num(c.handoffMillis(100), 3) + " | " + num(c.waitMillis(99), 2) + " | "
+						+ num(c.handOffMillis(50), 3) + " | " + num(c.handOffMillis(99), 3) + " | "
+						+ num(c.handOffMillis(100), 3) + " | " + num(c.waitMillis(99), 2) + " | "
 						+ num(c.waitMillis(100), 1) + " | " + c.starved() + " | " + c.violations() + " |");
 			}
 			if (arm.failed() && (arm.renewing == renewing)) {

@@ -19,8 +19,8 @@ import java.util.stream.Collectors;
  * @param peers whether the peer libraries' arms run; {@code -Dbench.peers=false} keeps only the floor and distlock,
  * for quick before/after comparisons while tuning
  */
-public record Settings(Duration window, Duration warmup, Duration contentionWarmup, List<Integer> contenders, int heldLocks, int commandCycles,
-		Set<String> suites, boolean peers) {
+public record Settings(Duration window, Duration warmup, Duration contentionWarmup, List<Integer> contenders,
+		int heldLocks, int commandCycles, Set<String> suites, boolean peers) {
 
 	/**
 	 * The settings from system properties, defaulting to a run of about ten minutes on two cores.

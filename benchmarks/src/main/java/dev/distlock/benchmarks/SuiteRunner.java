@@ -165,8 +165,8 @@ final class SuiteRunner {
 				result.commandsPerContendedCycle = sum(RedisStats.delta(before.get(), redisStats.commandCalls()))
 						/ (double) contention.cycles();
 			}
-			Progress.say(String.format("    %s: %,.0f/s, handoff p50 %.3f ms, wait max %.1f ms", result.name,
-					contention.cyclesPerSecond(), contention.handoffMillis(50), contention.waitMillis(100)));
+			Progress.say(String.format("    %s: %,.0f/s, hand-off p50 %.3f ms, wait max %.1f ms", result.name,
+					contention.cyclesPerSecond(), contention.handOffMillis(50), contention.waitMillis(100)));
 		}
 		catch (RuntimeException ex) {
 			failed(result, ex);

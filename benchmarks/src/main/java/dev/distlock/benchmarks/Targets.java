@@ -44,8 +44,8 @@ final class Targets {
 			ContentionResult floor8 = floor.contention.get(8);
 			atLeast("8 clients, one key: throughput", 0.9, ours8 != null && floor8 != null
 					? ours8.cyclesPerSecond() / floor8.cyclesPerSecond() : Double.NaN);
-			atMost("8 clients, one key: handoff p50", 0.2, " ms", ours8 != null ? ours8.handoffMillis(50) : Double.NaN);
-			atMost("8 clients, one key: handoff p99", 1.0, " ms", ours8 != null ? ours8.handoffMillis(99) : Double.NaN);
+			atMost("8 clients, one key: hand-off p50", 0.2, " ms", ours8 != null ? ours8.handOffMillis(50) : Double.NaN);
+			atMost("8 clients, one key: hand-off p99", 1.0, " ms", ours8 != null ? ours8.handOffMillis(99) : Double.NaN);
 			atMost("8 clients, one key: wait max", 50, " ms", ours8 != null ? ours8.waitMillis(100) : Double.NaN);
 			row("8 clients, one key: no starvation", "0 starved clients",
 					ours8 != null ? ours8.starved() + " starved" : "-", ours8 != null && ours8.starved() == 0);

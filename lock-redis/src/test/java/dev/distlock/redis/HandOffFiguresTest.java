@@ -34,7 +34,7 @@ class HandOffFiguresTest {
 	private static final int CYCLES_PER_THREAD = 60;
 
 	@Test
-	void printHandoffLatencyWithAndWithoutPubSub() throws Exception {
+	void printHandOffLatencyWithAndWithoutPubSub() throws Exception {
 		try (RedisServerProcess server = RedisServerProcess.startOnFreePort()) {
 			LettuceConnectionFactory factory = server.connectionFactory();
 			try {

@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
 /**
- * K independent clients loop lock-unlock on one key. Records throughput, the handoff latency (from the holder starting
+ * K independent clients loop lock-unlock on one key. Records throughput, the hand-off latency (from the holder starting
  * its unlock to a different client's lock call returning) and the wait (from lock requested to lock returned), and
  * counts overlapping holders, which must stay zero. The same clients first run the same loop for a warm-up whose
  * figures are dropped, so connections, subscriptions, script caches and JIT-compiled contended paths are in place
@@ -57,7 +57,7 @@ public final class Contention {
 
 	private ContentionResult measure(List<LockClient> clients, String key, Duration window) {
 		int count = clients.size();
-		Histogram[] handoffs = new Histogram[count];
+		Histogram[] handOffs = new Histogram[count];
 		Histogram[] waits = new Histogram[count];
 		long[] cycles = new long[count];
 		AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -66,12 +66,12 @@ public final class Contention {
 		List<Thread> workers = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
 			int id = i;
-			handoffs[id] = new Histogram(HIGHEST_NANOS, 3);
+			handOffs[id] = new Histogram(HIGHEST_NANOS, 3);
 			waits[id] = new Histogram(HIGHEST_NANOS, 3);
 			Thread worker = new Thread(() -> {
 				try {
 					start.await();
-					cycles[id] = loop(clients.get(id), id, key, deadline[0], handoffs[id], waits[id]);
+					cycles[id] = loop(clients.get(id), id, key, deadline[0], handOffs[id], waits[id]);
 				}
 				catch (Throwable ex) {
 					failure.compareAndSet(null, ex);
@@ -85,21 +85,21 @@ public final class Contention {
 		start.countDown();
 		Threads.joinAll(workers, window.plusSeconds(60));
 		Threads.rethrow(failure.get());
-		Histogram handoff = new Histogram(HIGHEST_NANOS, 3);
+		Histogram handOff = new Histogram(HIGHEST_NANOS, 3);
 		Histogram wait = new Histogram(HIGHEST_NANOS, 3);
 		long total = 0;
 		int starved = 0;
 		for (int i = 0; i < count; i++) {
-			handoff.add(handoffs[i]);
+			handOff.add(handOffs[i]);
 			wait.add(waits[i]);
 			total += cycles[i];
 			starved += cycles[i] == 0 ? 1 : 0;
 		}
-		return new ContentionResult(count, total / (window.toNanos() / 1e9), total, handoff, wait, starved,
+		return new ContentionResult(count, total / (window.toNanos() / 1e9), total, handOff, wait, starved,
 				violations.sum());
 	}
 
-	private long loop(LockClient client, int id, String key, long end, Histogram handoff, Histogram wait) {
+	private long loop(LockClient client, int id, String key, long end, Histogram handOff, Histogram wait) {
 		long done = 0;
 		while (System.nanoTime() < end) {
 			long requested = System.nanoTime();
@@ -113,7 +113,7 @@ public final class Contention {
 				done++;
 				wait.recordValue(Math.min(acquired - requested, HIGHEST_NANOS));
 				if (previous != null && previous.client != id) {
-					handoff.recordValue(Math.min(Math.max(0, acquired - previous.nanos), HIGHEST_NANOS));
+					handOff.recordValue(Math.min(Math.max(0, acquired - previous.nanos), HIGHEST_NANOS));
 				}
 			}
 			// Stamp before the unlock call starts: a waiter can win the moment the release reaches the store.

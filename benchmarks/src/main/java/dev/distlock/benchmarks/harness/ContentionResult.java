@@ -7,19 +7,19 @@ import org.HdrHistogram.Histogram;
  * @param clients how many independent clients competed for the key
  * @param cyclesPerSecond acquisitions per second within the window
  * @param cycles acquisitions within the window
- * @param handoff nanoseconds from a holder starting its unlock to a different client's lock call returning
+ * @param handOff nanoseconds from a holder starting its unlock to a different client's lock call returning
  * @param waits nanoseconds from lock requested to lock returned
  * @param starved clients that never acquired within the window
  * @param violations times two clients held the lock at once (must be zero)
  */
-public record ContentionResult(int clients, double cyclesPerSecond, long cycles, Histogram handoff, Histogram waits,
+public record ContentionResult(int clients, double cyclesPerSecond, long cycles, Histogram handOff, Histogram waits,
 		int starved, long violations) {
 
 	/**
-	 * A percentile of the handoff latency, in milliseconds.
+	 * A percentile of the hand-off latency, in milliseconds.
 	 */
-	public double handoffMillis(double percentile) {
-		return millis(handoff, percentile);
+	public double handOffMillis(double percentile) {
+		return millis(handOff, percentile);
 	}
 
 	/**
