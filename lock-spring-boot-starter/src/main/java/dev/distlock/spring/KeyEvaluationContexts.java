@@ -16,8 +16,9 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
  * What a key expression reaches at run time, one context per call: the {@link LockExpressionRoot}, the arguments as
- * {@code #pN}, {@code #aN} and by name, read-only properties and record components, instance methods, all behind
- * {@link ReflectionGuard}, and values converted by {@link KeyValues}. Beans only when a resolver is given; types never.
+ * {@code #pN}, {@code #aN} and by name, properties (read-only, record components included) and method calls, both
+ * behind {@link ReflectionGuard}, with values converted by {@link KeyValues}. Beans only when a resolver is given (and
+ * then a value's static methods as well as its instance methods); types never.
  */
 final class KeyEvaluationContexts {
 
