@@ -2,7 +2,6 @@ package dev.distlock.spring;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,14 +13,9 @@ import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.SpelMessage;
-import org.springframework.expression.spel.SpelEvaluationException;
 import org.springframework.expression.spel.SpelNode;
-import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.CompoundExpression;
-import org.springframework.expression.spel.ast.ConstructorReference;
 import org.springframework.expression.spel.ast.Elvis;
-import org.springframework.expression.spel.ast.FunctionReference;
 import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.OpAnd;
 import org.springframework.expression.spel.ast.OpOr;
@@ -30,24 +24,19 @@ import org.springframework.expression.spel.ast.Projection;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.Selection;
 import org.springframework.expression.spel.ast.Ternary;
-import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.DataBindingMethodResolver;
-import org.springframework.expression.spel.support.DataBindingPropertyAccessor;
-import org.springframework.expression.spel.support.ReflectiveMethodResolver;
-import org.springframework.expression.spel.support.SimpleEvaluationContext;
-import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.InvalidLockKeyException;
 import dev.distlock.core.LockKeys;
 
 /**
- * The key expressions of one method, parsed once and checked at startup: they may name only the method's parameters,
- * {@code #pN}/{@code #aN} and {@code #root}; never types or constructors; beans only when enabled; never call into
- * reflection ({@link ReflectionGuard}). Values render through {@link KeyValues}, the same on every JVM.
+ * The key expressions of one method, parsed once and checked at startup against {@link KeyExpressionRules}, then
+ * evaluated on each call in a context from {@link KeyEvaluationContexts}, which keeps them away from reflection
+ * ({@link ReflectionGuard}). Values render through {@link KeyValues}, the same on every JVM; a parameter concatenated
+ * into a key with {@code +} must not be null.
  */
 final class LockKeyExpressions {
 
@@ -101,7 +90,7 @@ final class LockKeyExpressions {
 						"key expression '" + source + "' does not parse: " + ex.getMessage(), ex);
 			}
 			SpelNode ast = ((SpelExpression) expression).getAST();
-			check(method, source, ast, allowedVariables(method, names), beanResolver != null);
+			KeyExpressionRules.check(method, source, ast, names, beanResolver != null);
 			Set<String> operands = new HashSet<>();
 			concatenatedParameters(ast, true, operands);
 			parsed.add(expression);
@@ -122,7 +111,7 @@ final class LockKeyExpressions {
 		if (defaultKey != null) {
 			return List.of(defaultKey);
 		}
-		EvaluationContext context = context(target, args);
+		EvaluationContext context = KeyEvaluationContexts.forCall(method, target, args, names, beanResolver);
 		List<String> keys = new ArrayList<>(expressions.size());
 		for (int i = 0; i < expressions.size(); i++) {
 			Expression expression = expressions.get(i);
@@ -175,97 +164,6 @@ final class LockKeyExpressions {
 		return new LockKeyEvaluationException(method, expression.getExpressionString(), ex);
 	}
 
-	private EvaluationContext context(Object target, @Nullable Object[] args) {
-		LockExpressionRoot root = new LockExpressionRoot(method, target, args);
-		EvaluationContext context;
-		if (beanResolver == null) {
-			context = SimpleEvaluationContext
-				.forPropertyAccessors(ReflectionGuard.properties(), new RecordPropertyAccessor(),
-						DataBindingPropertyAccessor.forReadOnlyAccess())
-				.withMethodResolvers(ReflectionGuard.methods(DataBindingMethodResolver.forInstanceMethodInvocation()))
-				.withTypeConverter(new KeyValues.Converter())
-				.withRootObject(root)
-				.build();
-		}
-		else {
-			StandardEvaluationContext standard = new StandardEvaluationContext(root);
-			standard.setPropertyAccessors(List.of(ReflectionGuard.properties(), new RecordPropertyAccessor(),
-					DataBindingPropertyAccessor.forReadOnlyAccess()));
-			standard.setMethodResolvers(List.of(ReflectionGuard.methods(new ReflectiveMethodResolver())));
-			standard.setTypeConverter(new KeyValues.Converter());
-			standard.setBeanResolver(beanResolver);
-			// Bean references on, types still off: T(...) would reach any static method.
-			standard.setTypeLocator(typeName -> {
-				throw new SpelEvaluationException(SpelMessage.TYPE_NOT_FOUND, typeName);
-			});
-			context = standard;
-		}
-		for (int i = 0; i < args.length; i++) {
-			context.setVariable("p" + i, args[i]);
-			context.setVariable("a" + i, args[i]);
-			if (names != null && i < names.length) {
-				context.setVariable(names[i], args[i]);
-			}
-		}
-		return context;
-	}
-
-	private static Set<String> allowedVariables(Method method, String @Nullable [] names) {
-		Set<String> allowed = new HashSet<>(List.of("root", "this"));
-		for (int i = 0; i < method.getParameterCount(); i++) {
-			allowed.add("p" + i);
-			allowed.add("a" + i);
-		}
-		if (names != null) {
-			allowed.addAll(Arrays.asList(names));
-		}
-		return allowed;
-	}
-
-	// Walks the whole tree: the rules hold at any depth, not only at the top.
-	private static void check(Method method, String source, SpelNode node, Set<String> allowed, boolean beans) {
-		if (node instanceof VariableReference || node instanceof FunctionReference) {
-			String name = node.toStringAST().substring(1);
-			int paren = name.indexOf('(');
-			name = paren >= 0 ? name.substring(0, paren) : name;
-			if (!allowed.contains(name)) {
-				throw new LockAnnotationException(method, "key expression '" + source + "' references #" + name
-						+ ", which is not a parameter of the method (parameters: " + parameterList(method, allowed)
-						+ "; compile with -parameters to use names)", null);
-			}
-		}
-		else if (node instanceof TypeReference || node instanceof ConstructorReference) {
-			throw new LockAnnotationException(method,
-					"key expression '" + source + "' may not reference types or constructors", null);
-		}
-		else if (node instanceof BeanReference && !beans) {
-			throw new LockAnnotationException(method, "key expression '" + source
-					+ "' references a bean; set distributed-lock.spel.bean-references=true to allow it", null);
-		}
-		else if (node instanceof CompoundExpression && callsOnRootMethod(node)) {
-			throw new LockAnnotationException(method, "key expression '" + source + "' calls a method on #root.method; "
-					+ "key expressions may not invoke reflection (read #root.method.name or #root.methodName instead)",
-					null);
-		}
-		for (int i = 0; i < node.getChildCount(); i++) {
-			check(method, source, node.getChild(i), allowed, beans);
-		}
-	}
-
-	// #root.method.invoke(...), #root.method.getDeclaringClass(), method.getName(): a call right after "method".
-	private static boolean callsOnRootMethod(SpelNode compound) {
-		for (int i = 0; i + 1 < compound.getChildCount(); i++) {
-			SpelNode node = compound.getChild(i);
-			boolean rootMethod = (node instanceof PropertyOrFieldReference property && property.getName().equals("method"))
-					|| (node instanceof MethodReference call && call.getName().equals("getMethod"));
-			boolean fromRoot = i == 0 || (i == 1 && compound.getChild(0).toStringAST().equals("#root"));
-			if (rootMethod && fromRoot && compound.getChild(i + 1) instanceof MethodReference) {
-				return true;
-			}
-		}
-		return false;
-	}
-
 	/**
 	 * Collects the parameters that are operands of a {@code +} evaluated on every call: not inside the branches of
 	 * {@code ?:}, {@code ?:} (Elvis), {@code and}/{@code or}, selections, projections or after {@code ?.}, where a null
@@ -294,11 +192,6 @@ final class LockKeyExpressions {
 	private static boolean isNullSafe(SpelNode node) {
 		return (node instanceof PropertyOrFieldReference property && property.isNullSafe())
 				|| (node instanceof MethodReference call && call.isNullSafe());
-	}
-
-	private static String parameterList(Method method, Set<String> allowed) {
-		String[] names = parameterNames.getParameterNames(method);
-		return names != null ? String.join(", ", names) : "#p0..#p" + (method.getParameterCount() - 1);
 	}
 
 }

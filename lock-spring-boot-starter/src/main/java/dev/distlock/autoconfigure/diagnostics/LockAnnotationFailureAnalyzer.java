@@ -11,7 +11,7 @@ import dev.distlock.spring.LockAnnotationException;
  */
 class LockAnnotationFailureAnalyzer extends AbstractFailureAnalyzer<LockAnnotationException> {
 
-	// LockKeyExpressions lists the parameters as "#p0..#pN" when their names were not compiled in.
+	// KeyExpressionRules lists the parameters as "#p0..#pN" when their names were not compiled in.
 	private static final String NO_PARAMETER_NAMES = "(parameters: #p0..";
 
 	@Override
