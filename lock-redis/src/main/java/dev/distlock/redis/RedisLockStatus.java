@@ -24,7 +24,6 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
@@ -56,19 +55,20 @@ final class RedisLockStatus {
 
 	private static final int FIELDS = 11;
 
-	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
-
 	private final StringRedisTemplate redis;
 
 	private final RedisKeys keys;
 
 	private final Duration timeout;
 
-	RedisLockStatus(StringRedisTemplate redis, RedisKeys keys) {
+	/**
+	 * A status reader over the template; {@code timeout} (the command timeout) bounds the wait for a cluster page's
+	 * script replies.
+	 */
+	RedisLockStatus(StringRedisTemplate redis, RedisKeys keys, Duration timeout) {
 		this.redis = redis;
 		this.keys = keys;
-		this.timeout = redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
-				? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_TIMEOUT;
+		this.timeout = timeout;
 	}
 
 	List<LockInfo> status(StatusQuery query) {
