@@ -93,7 +93,20 @@ final class PubSubChannels implements AutoCloseable {
 			}
 		}
 		channel.listeners.add(onRelease);
-		return new Subscription(channel, grantsChannel, onRelease);
+		return new Subscription(this, channel, grantsChannel, onRelease);
+	}
+
+	/**
+	 * Drops a closed subscription's listener and its references on the key's channel and the grant channel.
+	 */
+	void unsubscribe(Channel channel, @Nullable Channel grantsChannel, Runnable listener) {
+		channel.listeners.remove(listener);
+		synchronized (lock) {
+			dereference(channel);
+			if (grantsChannel != null) {
+				dereference(grantsChannel);
+			}
+		}
 	}
 
 	/**
@@ -227,11 +240,11 @@ final class PubSubChannels implements AutoCloseable {
 		return subscribed.toCompletableFuture().isCompletedExceptionally();
 	}
 
-	private static boolean live(@Nullable Channel channel) {
-		return channel == null || (channel.subscribed.isDone() && !failed(channel.subscribed));
-	}
-
-	private static final class Channel {
+	/**
+	 * One subscribed channel: its SUBSCRIBE reply, its listeners, and who uses it; references and idle time are
+	 * guarded by the owner's lock.
+	 */
+	static final class Channel {
 
 		private final String name;
 
@@ -248,64 +261,14 @@ final class PubSubChannels implements AutoCloseable {
 			this.subscribed = subscribed;
 		}
 
-	}
-
-	/**
-	 * One user's references on a key's channel (and the grant channel); close it once.
-	 */
-	final class Subscription implements AutoCloseable {
-
-		private final Channel channel;
-
-		private final @Nullable Channel grantsChannel;
-
-		private final Runnable listener;
-
-		private boolean closed;
-
-		private Subscription(Channel channel, @Nullable Channel grantsChannel, Runnable listener) {
-			this.channel = channel;
-			this.grantsChannel = grantsChannel;
-			this.listener = listener;
+		/** The reply to this channel's SUBSCRIBE. */
+		RedisFuture<Void> subscribed() {
+			return subscribed;
 		}
 
-		/**
-		 * Whether every channel of this subscription is live now.
-		 */
+		/** Whether the SUBSCRIBE has been answered without an error. */
 		boolean isLive() {
-			return live(channel) && live(grantsChannel);
-		}
-
-		/**
-		 * Waits up to {@code max} for the SUBSCRIBE replies.
-		 * @return whether every channel is live
-		 */
-		boolean awaitLive(Duration max) throws InterruptedException {
-			long deadline = System.nanoTime() + max.toNanos();
-			for (Channel each : grantsChannel != null ? List.of(channel, grantsChannel) : List.of(channel)) {
-				try {
-					each.subscribed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-				}
-				catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
-					return false;
-				}
-			}
-			return true;
-		}
-
-		@Override
-		public synchronized void close() {
-			if (closed) {
-				return;
-			}
-			closed = true;
-			channel.listeners.remove(listener);
-			synchronized (lock) {
-				dereference(channel);
-				if (grantsChannel != null) {
-					dereference(grantsChannel);
-				}
-			}
+			return subscribed.isDone() && !failed(subscribed);
 		}
 
 	}

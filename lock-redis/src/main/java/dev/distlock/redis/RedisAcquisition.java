@@ -69,7 +69,7 @@ final class RedisAcquisition implements Acquisition {
 
 	private volatile long holderExpiresAtNanos;
 
-	private PubSubChannels.@Nullable Subscription subscription;
+	private @Nullable Subscription subscription;
 
 	/** Subscribing failed: waits end on the holder's expiry or the backoff only. */
 	private boolean polling;

@@ -49,7 +49,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public boolean release() {
-		return scripts.release(key, token, shared, lease, lockId);
+		return scripts.releases().release(key, token, shared, lease, lockId);
 	}
 
 	@Override

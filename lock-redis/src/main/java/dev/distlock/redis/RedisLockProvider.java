@@ -1,7 +1,6 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockStoreException;
-import dev.distlock.core.LockMode;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockRenewal;
@@ -55,8 +53,6 @@ public final class RedisLockProvider
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
-	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final RedisLockSettings settings;
@@ -70,6 +66,10 @@ public final class RedisLockProvider
 	private final ScriptRunner runner;
 
 	private final LockScripts scripts;
+
+	private final RedisLockIds ids;
+
+	private final ReleaseScripts releases;
 
 	private final PubSubChannels channels;
 
@@ -90,25 +90,23 @@ public final class RedisLockProvider
 		this.settings = settings;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = new RedisKeys(settings.namespace());
-		this.status = new RedisLockStatus(redis, keys);
 		this.cluster = !(connectionFactory instanceof LettuceConnectionFactory lettuce) || lettuce.isClusterAware();
-		this.runner = new ScriptRunner(connectionFactory, redis, commandTimeout(connectionFactory));
+		this.runner = new ScriptRunner(connectionFactory, redis);
+		this.status = new RedisLockStatus(redis, keys, runner.timeout());
 		this.channels = new PubSubChannels(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null,
 				message -> RedisAcquisition.route(message, queued));
-		this.scripts = new LockScripts(runner, keys, channels.enabled(), settings.fenceRetention(),
+		this.ids = new RedisLockIds(runner, keys, settings.fenceRetention());
+		this.releases = new ReleaseScripts(runner, keys, ids, channels.enabled(), settings.fenceRetention());
+		this.scripts = new LockScripts(runner, keys, ids, releases, channels.enabled(), settings.fenceRetention(),
 				settings.replicaAcks());
 	}
 
-	/**
-	 * The settings this provider runs with.
-	 */
+	/** The settings this provider runs with. */
 	public RedisLockSettings settings() {
 		return settings;
 	}
 
-	/**
-	 * The connection factory this provider uses.
-	 */
+	/** The connection factory this provider uses. */
 	public RedisConnectionFactory connectionFactory() {
 		return connectionFactory;
 	}
@@ -175,75 +173,21 @@ public final class RedisLockProvider
 	}
 
 	/**
-	 * Reads the ID's index newest first, then per member checks its record (owner token and ID, in the lock's slot)
-	 * and releases it through the ordinary release script (so a queued waiter is handed the lock); records of expired
-	 * members are dropped, and every entry read leaves the index. Not atomic across slots: a lock added under the ID
-	 * after the index was read stays.
+	 * Releases the ID's members through the ordinary release script, newest first ({@link RedisLockIds}); not atomic
+	 * across slots: a lock added under the ID after its index was read stays.
 	 */
 	@Override
 	public List<LockInfo> unlock(String lockId) {
-		return call(() -> {
-			List<LockInfo> released = new ArrayList<>();
-			List<String> done = new ArrayList<>();
-			for (String member : scripts.members(lockId)) {
-				int space = member.indexOf(' ');
-				if (space > 0) {
-					String token = member.substring(0, space);
-					String key = member.substring(space + 1);
-					LockScripts.IdMember found = scripts.idMember(key, token, lockId, -1);
-					if (found != null && found.held()
-							&& scripts.releaseById(key, token, found.shared(), lockId)) {
-						released.add(info(found, lockId));
-					}
-				}
-				done.add(member);
-			}
-			scripts.unindex(lockId, done, runner.deadline(runner.timeout()));
-			return released;
-		});
+		return call(() -> ids.unlock(lockId, releases));
 	}
 
 	/**
-	 * Reads the ID's index newest first, then per member moves the lease of a lock its token still holds, recording
-	 * the TTL and renewal time; members recorded but no longer held are reported as expired, and entries without a
-	 * record leave the index.
+	 * Moves the lease of every lock the ID's members still hold; members recorded but no longer held are reported as
+	 * expired ({@link RedisLockIds}).
 	 */
 	@Override
 	public LockRenewal renew(String lockId, Duration ttl) {
-		return call(() -> {
-			List<LockInfo> renewed = new ArrayList<>();
-			List<LockInfo> expired = new ArrayList<>();
-			List<String> gone = new ArrayList<>();
-			long until = runner.deadline(runner.timeout());
-			List<String> members = scripts.members(lockId);
-			scripts.extendIndex(lockId, ttl, until);
-			for (String member : members) {
-				int space = member.indexOf(' ');
-				LockScripts.IdMember found = space <= 0 ? null : scripts.idMember(member.substring(space + 1),
-						member.substring(0, space), lockId, Math.max(1, ttl.toMillis()));
-				if (found == null) {
-					gone.add(member);
-				}
-				else {
-					(found.held() ? renewed : expired).add(info(found, lockId));
-				}
-			}
-			scripts.unindex(lockId, gone, until);
-			return new LockRenewal(lockId, renewed, expired);
-		});
-	}
-
-	private static LockInfo info(LockScripts.IdMember member, String lockId) {
-		Duration remaining = !member.held() ? Duration.ZERO
-				: member.remainingMillis() < 0 ? LockInfo.NO_EXPIRY : Duration.ofMillis(member.remainingMillis());
-		return new LockInfo(member.key(), member.shared() ? LockMode.SHARED : LockMode.EXCLUSIVE,
-				member.owner().isEmpty() ? null : member.owner(), member.host().isEmpty() ? null : member.host(),
-				member.fence(), instant(member.createdAt()), remaining, member.held() ? 1 : 0, lockId,
-				instant(member.renewedAt()), member.ttlMillis() < 0 ? null : Duration.ofMillis(member.ttlMillis()));
-	}
-
-	private static @Nullable Instant instant(String millis) {
-		return millis.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(millis));
+		return call(() -> ids.renew(lockId, ttl));
 	}
 
 	@Override
@@ -261,7 +205,7 @@ public final class RedisLockProvider
 	 */
 	@Override
 	public boolean forceRelease(String key) {
-		return call(() -> scripts.forceRelease(key));
+		return call(() -> releases.forceRelease(key));
 	}
 
 	/**
@@ -328,11 +272,6 @@ public final class RedisLockProvider
 			}
 			return ((RedisClient) client).connectPubSub();
 		};
-	}
-
-	private static Duration commandTimeout(RedisConnectionFactory factory) {
-		return factory instanceof LettuceConnectionFactory lettuce
-				? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_TIMEOUT;
 	}
 
 }

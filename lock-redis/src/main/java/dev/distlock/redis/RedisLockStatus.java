@@ -24,8 +24,6 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -39,8 +37,8 @@ import dev.distlock.core.spi.StatusQuery;
  * lives only while its lease does, so released and expired locks cost nothing beyond the SCAN pages that step over
  * their other keys. Each page's locks are read together with the read-only status script: one call per page
  * (standalone, Sentinel), or one call per slot of the page sent together in one round trip (cluster, where a
- * script's keys must share a slot). Filtering and the query's limit apply page by page, so scanning stops once the
- * limit is reached.
+ * script's keys must share a slot). Filtering and the query's limit apply page by page ({@link StatusPages}), so
+ * scanning stops once the limit is reached.
  * <p>
  * {@link StatusQuery.State#EXPIRED} on Redis: a lock key that still exists without a live holder. Exclusive locks
  * expire with their lease and shared sets with their longest-lived holder, so this is normally empty; released locks
@@ -56,26 +54,27 @@ final class RedisLockStatus {
 
 	private static final int FIELDS = 11;
 
-	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
-
 	private final StringRedisTemplate redis;
 
 	private final RedisKeys keys;
 
 	private final Duration timeout;
 
-	RedisLockStatus(StringRedisTemplate redis, RedisKeys keys) {
+	/**
+	 * A status reader over the template; {@code timeout} (the command timeout) bounds the wait for a cluster page's
+	 * script replies.
+	 */
+	RedisLockStatus(StringRedisTemplate redis, RedisKeys keys, Duration timeout) {
 		this.redis = redis;
 		this.keys = keys;
-		this.timeout = redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
-				? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_TIMEOUT;
+		this.timeout = timeout;
 	}
 
 	List<LockInfo> status(StatusQuery query) {
 		String keyPrefix = query.keyPrefix() != null ? query.keyPrefix() : "";
 		ScanOptions options = ScanOptions.scanOptions().match(keys.lockPattern(keyPrefix)).count(SCAN_COUNT).build();
 		List<LockInfo> result = redis.execute((RedisCallback<List<LockInfo>>) connection -> {
-			Pages pages = new Pages(query);
+			StatusPages pages = new StatusPages(query, keys);
 			if (connection instanceof RedisClusterConnection cluster) {
 				for (RedisClusterNode node : cluster.clusterGetNodes()) {
 					if (node.isMaster() && !pages.scan(cluster.scan(node, options), batch -> readSlots(cluster, batch))) {
@@ -86,7 +85,7 @@ final class RedisLockStatus {
 			else {
 				pages.scan(connection.keyCommands().scan(options), batch -> read(connection, batch));
 			}
-			return pages.found;
+			return pages.found();
 		});
 		result.sort(Comparator.comparing(LockInfo::key));
 		return result;
@@ -233,68 +232,6 @@ final class RedisLockStatus {
 
 	private static @Nullable Instant acquiredAt(String text) {
 		return text.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(text));
-	}
-
-	/** Reads a page's lock keys in one go. */
-	@FunctionalInterface
-	private interface PageReader {
-
-		List<LockInfo> read(List<String> lockKeys);
-
-	}
-
-	/** The matches found so far, and the paging over SCAN cursors. */
-	private final class Pages {
-
-		private final StatusQuery query;
-
-		private final List<LockInfo> found = new ArrayList<>();
-
-		Pages(StatusQuery query) {
-			this.query = query;
-		}
-
-		/**
-		 * Reads the cursor's lock keys page by page (a page ends where the server's SCAN page ends, or at
-		 * {@link #BATCH} keys) and keeps the matches.
-		 * @return false once the limit is reached, so no further node is scanned
-		 */
-		boolean scan(Cursor<byte[]> cursor, PageReader reader) {
-			try (cursor) {
-				List<String> page = new ArrayList<>();
-				while (true) {
-					long scanned = cursor.getCursorId();
-					boolean more = cursor.hasNext();
-					if (!page.isEmpty() && (!more || page.size() >= BATCH || cursor.getCursorId() != scanned)) {
-						// hasNext() fetched a new SCAN page (or there is none): the previous page is complete.
-						if (!keep(reader.read(page))) {
-							return false;
-						}
-						page = new ArrayList<>();
-					}
-					if (!more) {
-						return true;
-					}
-					String key = keys.keyOfLock(new String(cursor.next(), StandardCharsets.UTF_8));
-					if (key != null) {
-						page.add(key);
-					}
-				}
-			}
-		}
-
-		private boolean keep(List<LockInfo> infos) {
-			for (LockInfo info : infos) {
-				if (query.matches(info)) {
-					found.add(info);
-					if (found.size() >= query.limit()) {
-						return false;
-					}
-				}
-			}
-			return true;
-		}
-
 	}
 
 }

@@ -41,6 +41,8 @@ final class ScriptRunner implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
 
+	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
 	private final StringRedisTemplate template;
 
 	private final @Nullable LettuceConnectionFactory lettuce;
@@ -55,11 +57,14 @@ final class ScriptRunner implements AutoCloseable {
 
 	private volatile boolean templateOnly;
 
-	ScriptRunner(RedisConnectionFactory factory, StringRedisTemplate template, Duration timeout) {
+	/**
+	 * A runner on the factory; its command timeout is the Lettuce client's, or 5 s for another factory.
+	 */
+	ScriptRunner(RedisConnectionFactory factory, StringRedisTemplate template) {
 		this.template = template;
 		this.lettuce = factory instanceof LettuceConnectionFactory lettuceFactory ? lettuceFactory : null;
 		this.templateOnly = lettuce == null;
-		this.timeout = timeout;
+		this.timeout = lettuce != null ? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_TIMEOUT;
 	}
 
 	/**

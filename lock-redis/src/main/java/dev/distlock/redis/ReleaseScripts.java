@@ -1,0 +1,85 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one place that knows the KEYS and ARGV layout of the scripts that let a lock go: {@code release.lua} (an
+ * exclusive lock, handed to the oldest live waiter when one is queued), {@code release-shared.lua} (one shared place)
+ * and {@code force-release.lua} (whoever holds it). Each call's deadline is the lease it serves, capped by the command
+ * timeout. Releases never wait for replica acknowledgement: a release lost in a failover leaves the lock to expire
+ * with its lease, the safe direction.
+ */
+final class ReleaseScripts {
+
+	private final ScriptRunner runner;
+
+	private final RedisKeys keys;
+
+	private final RedisLockIds ids;
+
+	private final String pubSub;
+
+	private final String retentionMillis;
+
+	private final String queueStayMillis;
+
+	ReleaseScripts(ScriptRunner runner, RedisKeys keys, RedisLockIds ids, boolean pubSub, Duration fenceRetention) {
+		this.runner = runner;
+		this.keys = keys;
+		this.ids = ids;
+		this.pubSub = pubSub ? "1" : "0";
+		this.retentionMillis = String.valueOf(fenceRetention.toMillis());
+		this.queueStayMillis = String.valueOf(RedisAcquisition.QUEUE_STAY.toMillis());
+	}
+
+	/**
+	 * {@code release.lua} or {@code release-shared.lua}: whether this token held the lock (now or on an earlier run).
+	 * A lock taken under a lock ID also drops its record, then its entry in the ID's index (a second call, as the
+	 * index may be in another slot; a crash between leaves an entry that unlock and renew by ID drop).
+	 */
+	boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId) {
+		return release(key, token, shared, lease, lockId, false);
+	}
+
+	/**
+	 * A release by lock ID: as {@link #release(String, String, boolean, Duration, String)}, but the holder's own later
+	 * release of the same token reports the lock lost.
+	 */
+	boolean releaseById(String key, String token, boolean shared, String lockId) {
+		return release(key, token, shared, runner.timeout(), lockId, true);
+	}
+
+	private boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
+			boolean byId) {
+		long until = runner.deadline(lease);
+		String lock = keys.lock(key);
+		Long released = shared
+				? runner.run(RedisScripts.RELEASE_SHARED,
+						lockId == null ? new String[] { lock, lock + RedisKeys.FENCE }
+								: new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.IDS },
+						new String[] { token, pubSub.equals("1") ? lock + RedisKeys.RELEASED : "", byId ? "1" : "0" },
+						until)
+				: runner.run(RedisScripts.RELEASE,
+						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
+								lock + RedisKeys.WAITERS, lock + RedisKeys.IDS },
+						new String[] { token, pubSub, retentionMillis, queueStayMillis,
+								byId ? "2" : lockId != null ? "1" : "0" },
+						until);
+		if (lockId != null) {
+			ids.unindex(lockId, token, key, until);
+		}
+		return released != null && released == 1;
+	}
+
+	/** {@code force-release.lua}: whether a lock was removed. */
+	boolean forceRelease(String key) {
+		String lock = keys.lock(key);
+		Long removed = runner.run(RedisScripts.FORCE_RELEASE, new String[] { lock },
+				new String[] { pubSub.equals("1") ? lock + RedisKeys.RELEASED : "" },
+				runner.deadline(runner.timeout()));
+		return removed != null && removed == 1;
+	}
+
+}
