@@ -12,7 +12,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so its SHA is
  * computed once and EVALSHA is used. Every script that changes a lock compares the owner token; each file's header
- * says what it guarantees.
+ * says what it guarantees. Redis scripts cannot call one another, so the functions several scripts need live in
+ * {@code shared.lua}, which is put in front of every script as its first line (Redis then reports a script's line N
+ * as line N + 1).
  */
 final class RedisScripts {
 
@@ -56,6 +58,26 @@ final class RedisScripts {
 	}
 
 	/**
+	 * {@code shared.lua} as one line: comment lines dropped, the others trimmed and joined by spaces, which Lua reads
+	 * as the same statements. An end-of-line comment would swallow the rest of the line, so one is refused.
+	 */
+	static String sharedPrelude(String source) {
+		StringBuilder line = new StringBuilder();
+		for (String each : source.split("\n")) {
+			String code = each.strip();
+			if (code.isEmpty() || code.startsWith("--")) {
+				continue;
+			}
+			if (code.contains("--")) {
+				throw new IllegalStateException("shared.lua: a comment after code cannot be joined into one line: "
+						+ code);
+			}
+			line.append(line.isEmpty() ? "" : " ").append(code);
+		}
+		return line.append('\n').toString();
+	}
+
+	/**
 	 * One script: Spring's form for template calls, and its SHA, text and Lettuce reply type, kept as plain fields so
 	 * the hot path takes no lock ({@code DefaultRedisScript.getSha1()} synchronises on every call).
 	 */
@@ -69,17 +91,31 @@ final class RedisScripts {
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static <T> LuaScript<T> load(String name, Class type) {
+		RedisScript<T> script = RedisScript.of(Prelude.TEXT + read(name), type);
+		return new LuaScript<>(script, script.getSha1(), script.getScriptAsString(),
+				List.class.isAssignableFrom(type) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER);
+	}
+
+	private static String read(String name) {
 		try (InputStream in = RedisScripts.class.getResourceAsStream(name)) {
 			if (in == null) {
 				throw new IllegalStateException("Lua script " + name + " is missing from the class path");
 			}
-			RedisScript<T> script = RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), type);
-			return new LuaScript<>(script, script.getSha1(), script.getScriptAsString(),
-					List.class.isAssignableFrom(type) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER);
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read Lua script " + name, ex);
 		}
+	}
+
+	/**
+	 * The one-line {@code shared.lua}, read before the first script is built (a holder class, as the script fields
+	 * above are initialised in order).
+	 */
+	private static final class Prelude {
+
+		static final String TEXT = sharedPrelude(read("shared.lua"));
+
 	}
 
 }

@@ -72,16 +72,6 @@ local function sameIdHolds(i, a)
 	end
 	return false
 end
--- The set lives exactly as long as its longest-lived holder (for ever while one has no expiry), so an exclusive
--- SET NX succeeds once all expired.
-local function expireSet(lock)
-	local top = redis.call('ZRANGE', lock, -1, -1, 'WITHSCORES')
-	if top[2] == 'inf' then
-		redis.call('PERSIST', lock)
-	else
-		redis.call('PEXPIREAT', lock, top[2])
-	end
-end
 for i = 1, n do
 	local lock = KEYS[6 * i - 5]
 	local a = 8 * (i - 1)
@@ -115,7 +105,7 @@ for i = 1, n do
 	local forever = ARGV[a + 8] == '1'
 	if ARGV[a + 3] == '1' then
 		redis.call('ZADD', lock, forever and '+inf' or now + tonumber(ARGV[a + 2]), ARGV[a + 1])
-		expireSet(lock)
+		expireWithLongestHolder(lock)
 	elseif forever then
 		redis.call('SET', lock, ARGV[a + 1])
 	elseif mine[i] then

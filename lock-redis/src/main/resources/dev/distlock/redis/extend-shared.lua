@@ -12,10 +12,5 @@ if score ~= 'inf' and tonumber(score) <= now then
 	return 0
 end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-if top[2] == 'inf' then
-	redis.call('PERSIST', KEYS[1])
-else
-	redis.call('PEXPIREAT', KEYS[1], top[2])
-end
+expireWithLongestHolder(KEYS[1])
 return 1

@@ -47,12 +47,7 @@ if ttl > 0 then
 		redis.call('PEXPIRE', KEYS[1], ttl)
 	else
 		redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[1])
-		local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-		if top[2] == 'inf' then
-			redis.call('PERSIST', KEYS[1])
-		else
-			redis.call('PEXPIREAT', KEYS[1], top[2])
-		end
+		expireWithLongestHolder(KEYS[1])
 	end
 	r[5] = ttl
 	r[6] = string.format('%.0f', now)

@@ -21,14 +21,7 @@ if type(score) ~= 'string' or (score ~= 'inf' and tonumber(score) <= now) then
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], 'r', ARGV[3] == '1' and ARGV[1] .. ' unlocked' or ARGV[1])
-local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-if #top > 0 then
-	if top[2] == 'inf' then
-		redis.call('PERSIST', KEYS[1])
-	else
-		redis.call('PEXPIREAT', KEYS[1], top[2])
-	end
-end
+expireWithLongestHolder(KEYS[1])
 if ARGV[2] ~= '' then
 	redis.call('PUBLISH', ARGV[2], '1')
 end

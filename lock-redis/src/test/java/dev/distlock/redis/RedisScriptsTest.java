@@ -1,0 +1,44 @@
+package dev.distlock.redis;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+class RedisScriptsTest {
+
+	@Test
+	void sharedFunctionsBecomeTheFirstLineOfEveryScript() {
+		String firstLine = RedisScripts.RELEASE_SHARED.text().lines().findFirst().orElseThrow();
+
+		assertThat(firstLine).startsWith("local function expireWithLongestHolder(lock) ").endsWith(" end");
+		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.ACQUIRE,
+				RedisScripts.ACQUIRE_ALL, RedisScripts.RELEASE, RedisScripts.WITHDRAW, RedisScripts.EXTEND,
+				RedisScripts.RELEASE_SHARED, RedisScripts.EXTEND_SHARED, RedisScripts.FORCE_RELEASE,
+				RedisScripts.INDEX, RedisScripts.ID_MEMBER, RedisScripts.STATUS }) {
+			assertThat(script.text()).startsWith(firstLine + "\n");
+			assertThat(script.text().lines().skip(1).findFirst().orElseThrow()).startsWith("--");
+		}
+	}
+
+	@Test
+	void commentLinesAreDroppedAndCodeLinesJoined() {
+		String joined = RedisScripts.sharedPrelude("""
+				-- a comment
+				local function f(x)
+					-- inside
+					return x + 1
+				end
+				""");
+
+		assertThat(joined).isEqualTo("local function f(x) return x + 1 end\n");
+	}
+
+	@Test
+	void aCommentAfterCodeIsRefusedAsItWouldSwallowTheJoinedLine() {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> RedisScripts.sharedPrelude("local x = 1 -- one\nlocal y = 2\n"))
+			.withMessageContaining("local x = 1 -- one");
+	}
+
+}
