@@ -2,18 +2,12 @@ package dev.distlock.core.internal;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockExtendException;
@@ -22,15 +16,14 @@ import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.spi.Lease;
-import dev.distlock.core.spi.LockInfo;
 
 /**
  * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
- * released, lost; only held moves, and only once.
+ * released, lost; only held moves, and only once. The lease's local count is a {@link LocalLease}, the watchdog's
+ * renewal a {@link HandleRenewal}, and the news of a loss goes out through a {@link LostSignal}; its calls to the
+ * store (the minimum hold included) go through {@link LeaseCalls}.
  */
 public final class LeaseHandle implements LockHandle {
-
-	private static final Log logger = LogFactory.getLog(LeaseHandle.class);
 
 	private enum State {
 
@@ -58,27 +51,19 @@ public final class LeaseHandle implements LockHandle {
 
 	private final Duration timeout;
 
-	private final @Nullable Duration holdAtLeast;
-
-	private final StoreCalls store;
-
 	private final HandleEvents events;
 
 	private final LongSupplier nanoClock;
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
-	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
+	private final LocalLease localLease;
 
-	private volatile long expiresAtNanos;
+	private final LeaseCalls calls;
 
-	/** False for a lock without expiry until an extend gives it a lease. */
-	private volatile boolean expires;
+	private final HandleRenewal renewal;
 
-	private volatile @Nullable ScheduledFuture<?> renewal;
-
-	/** Whether a renewal is running now, so a renewal stuck in the store is not stacked with more. */
-	private final AtomicBoolean renewing = new AtomicBoolean();
+	private final LostSignal lostSignal;
 
 	/**
 	 * Wraps a granted lease.
@@ -99,12 +84,12 @@ public final class LeaseHandle implements LockHandle {
 		this.acquiredNanos = requestedNanos;
 		this.waited = waited;
 		this.timeout = timeout;
-		this.holdAtLeast = holdAtLeast;
-		this.store = store;
 		this.events = events;
 		this.nanoClock = nanoClock;
-		this.expiresAtNanos = requestedNanos + timeout.toNanos();
-		this.expires = expires;
+		this.localLease = new LocalLease(nanoClock, requestedNanos, timeout, expires);
+		this.calls = new LeaseCalls(key, lease, holdAtLeast, store);
+		this.renewal = new HandleRenewal(this, calls, localLease, events, nanoClock);
+		this.lostSignal = new LostSignal(this, events);
 	}
 
 	@Override
@@ -156,18 +141,12 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public Duration remaining() {
-		if (state.get() != State.HELD) {
-			return Duration.ZERO;
-		}
-		if (!expires) {
-			return LockInfo.NO_EXPIRY;
-		}
-		return Duration.ofNanos(Math.max(0, expiresAtNanos - nanoClock.getAsLong()));
+		return state.get() == State.HELD ? localLease.remaining() : Duration.ZERO;
 	}
 
 	@Override
 	public boolean isHeld() {
-		return state.get() == State.HELD && (!expires || nanoClock.getAsLong() - expiresAtNanos < 0);
+		return state.get() == State.HELD && localLease.live();
 	}
 
 	@Override
@@ -186,20 +165,12 @@ public final class LeaseHandle implements LockHandle {
 					null);
 		}
 		long start = nanoClock.getAsLong();
-		boolean extended;
-		try {
-			extended = store.call(key, "extend", () -> lease.extend(newLease));
-		}
-		catch (LockStoreException ex) {
-			throw new LockExtendException(key, ex.getMessage(), ex);
-		}
-		if (!extended) {
+		if (!calls.extend(newLease)) {
 			markLost(null);
 			throw new LockExtendException(key(),
 					"Cannot extend lock '" + key() + "': it is no longer held under this owner token", null);
 		}
-		expiresAtNanos = start + newLease.toNanos();
-		expires = true; // a lock without expiry that is extended has a lease from now on, as in the store
+		localLease.countFrom(start, newLease);
 	}
 
 	/**
@@ -208,7 +179,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void releasedById() {
 		if (state.compareAndSet(State.HELD, State.RELEASED)) {
-			cancelRenewal();
+			renewal.cancel();
 			events.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
 		}
 	}
@@ -218,8 +189,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void renewedById(long startNanos, Duration ttl) {
 		if (state.get() == State.HELD) {
-			expiresAtNanos = startNanos + ttl.toNanos();
-			expires = true;
+			localLease.countFrom(startNanos, ttl);
 		}
 	}
 
@@ -229,25 +199,11 @@ public final class LeaseHandle implements LockHandle {
 			throw new LockReleaseException(key, "Cannot release lock '" + key + "': the handle was "
 					+ describeState(), null);
 		}
-		cancelRenewal();
+		renewal.cancel();
 		long heldNanos = nanoClock.getAsLong() - acquiredNanos;
 		boolean released;
 		try {
-			// Cleanup must reach the store even when the caller was interrupted in the body.
-			released = Interrupts.uninterruptibly(() -> store.call(key, "release", () -> {
-				try {
-					return releaseInStore(heldNanos);
-				}
-				catch (RuntimeException ex) {
-					if (!Thread.interrupted()) {
-						throw ex;
-					}
-					// Interrupted by another thread during the call: release is idempotent per token, so run it
-					// again uninterrupted (the flag is set again afterwards).
-					Thread.currentThread().interrupt();
-					return Interrupts.uninterruptibly(() -> releaseInStore(heldNanos));
-				}
-			}));
+			released = calls.release(heldNanos);
 		}
 		catch (LockStoreException ex) {
 			// The store could not be asked: the lock may still be held there, so the handle stays held (until its
@@ -261,21 +217,13 @@ public final class LeaseHandle implements LockHandle {
 			state.set(State.LOST);
 			LockLostException lost = new LockLostException(key,
 					"Lock '" + key + "' was no longer held under this owner token at release", null);
-			notifyLost(lost);
+			lostSignal.send(lost);
 			LockReleaseException error = new LockReleaseException(key, "Cannot release lock '" + key
 					+ "': it is no longer held under this owner token", null);
 			events.releaseFailed(this, error);
 			throw error;
 		}
 		events.released(this, Duration.ofNanos(heldNanos));
-	}
-
-	private boolean releaseInStore(long heldNanos) {
-		if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
-			// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
-			return lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
-		}
-		return lease.release();
 	}
 
 	@Override
@@ -287,79 +235,38 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public void onLost(Runnable callback) {
-		lostCallbacks.add(callback);
-		if (state.get() == State.LOST) {
-			callback.run();
-		}
+		lostSignal.add(callback);
 	}
 
 	/**
 	 * Attaches the watchdog's scheduled renewal, cancelled on release or loss.
 	 */
 	void attachRenewal(ScheduledFuture<?> future) {
-		this.renewal = future;
-		if (state.get() != State.HELD) {
-			future.cancel(false);
-		}
+		renewal.attach(future);
 	}
 
 	/**
-	 * One watchdog tick: extend to the full lease. A refused extend means lost. A store error is retried on the next
-	 * tick while the local lease still covers it, and means lost once it would not.
+	 * One watchdog tick (see {@link HandleRenewal#tick}).
 	 */
 	void renew(Duration interval) {
-		if (state.get() != State.HELD || !renewing.compareAndSet(false, true)) {
-			return;
-		}
-		long start = nanoClock.getAsLong();
-		try {
-			if (store.call(key, "renew", () -> lease.extend(timeout))) {
-				expiresAtNanos = start + timeout.toNanos();
-				events.renewed(this);
-			}
-			else {
-				markLost(null);
-			}
-		}
-		catch (RuntimeException ex) {
-			if (expiresAtNanos - nanoClock.getAsLong() <= interval.toNanos()) {
-				markLost(ex);
-			}
-			else {
-				logger.debug("Renewal of lock '" + key + "' failed; retrying on the next tick", ex);
-			}
-		}
-		finally {
-			renewing.set(false);
-		}
+		renewal.tick(interval);
 	}
 
-	private void markLost(@Nullable Throwable cause) {
+	/** Whether the handle left the held state: renewal stops. */
+	boolean releasedOrLost() {
+		return state.get() != State.HELD;
+	}
+
+	/**
+	 * Moves a held handle to lost and tells everyone; {@code cause} is the store error of a renewal, or null when the
+	 * store said the lock is no longer this owner's.
+	 */
+	void markLost(@Nullable Throwable cause) {
 		if (state.compareAndSet(State.HELD, State.LOST)) {
-			cancelRenewal();
-			notifyLost(new LockLostException(key(), "Lock '" + key() + "' was lost: "
+			renewal.cancel();
+			lostSignal.send(new LockLostException(key(), "Lock '" + key() + "' was lost: "
 					+ (cause != null ? "renewal failed: " + cause.getMessage() : "another owner or no lock in the store"),
 					cause));
-		}
-	}
-
-	private void notifyLost(LockLostException cause) {
-		logger.warn("Lock '" + key() + "' was lost (fencing token " + fencingToken() + ")");
-		events.lost(this, cause);
-		for (Runnable callback : lostCallbacks) {
-			try {
-				callback.run();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Lock-lost callback for '" + key() + "' failed", ex);
-			}
-		}
-	}
-
-	private void cancelRenewal() {
-		ScheduledFuture<?> future = renewal;
-		if (future != null) {
-			future.cancel(false);
 		}
 	}
 

@@ -26,7 +26,7 @@ final class MemorySlot {
 	final Map<String, Holder> holders = new LinkedHashMap<>();
 
 	/** Exclusive acquisitions waiting for this key: while any is here, no new shared holder is let in. */
-	final Set<Object> writers = new HashSet<>();
+	final Set<MemoryAcquisition> writers = new HashSet<>();
 
 	LockMode mode = LockMode.EXCLUSIVE;
 

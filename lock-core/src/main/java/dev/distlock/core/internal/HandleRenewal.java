@@ -1,0 +1,95 @@
+package dev.distlock.core.internal;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The watchdog's renewal of one {@link LeaseHandle}: the scheduled ticks, cancelled when the handle is released or
+ * lost, and what one tick does. At most one renewal runs at a time, so a renewal stuck in the store is not stacked
+ * with more.
+ */
+final class HandleRenewal {
+
+	private static final Log logger = LogFactory.getLog(HandleRenewal.class);
+
+	private final LeaseHandle handle;
+
+	private final LeaseCalls calls;
+
+	private final LocalLease localLease;
+
+	private final HandleEvents events;
+
+	private final LongSupplier nanoClock;
+
+	private volatile @Nullable ScheduledFuture<?> ticks;
+
+	/** Whether a renewal is running now. */
+	private final AtomicBoolean renewing = new AtomicBoolean();
+
+	HandleRenewal(LeaseHandle handle, LeaseCalls calls, LocalLease localLease, HandleEvents events,
+			LongSupplier nanoClock) {
+		this.handle = handle;
+		this.calls = calls;
+		this.localLease = localLease;
+		this.events = events;
+		this.nanoClock = nanoClock;
+	}
+
+	/**
+	 * Keeps the watchdog's scheduled ticks, to cancel them on release or loss; cancels them at once when the handle
+	 * was released or lost already.
+	 */
+	void attach(ScheduledFuture<?> future) {
+		this.ticks = future;
+		if (handle.releasedOrLost()) {
+			future.cancel(false);
+		}
+	}
+
+	/** Stops the ticks, if any were attached. */
+	void cancel() {
+		ScheduledFuture<?> future = ticks;
+		if (future != null) {
+			future.cancel(false);
+		}
+	}
+
+	/**
+	 * One tick: extend to the full lease. A refused extend means lost. A store error is retried on the next tick while
+	 * the local lease still covers it, and means lost once it would not.
+	 */
+	void tick(Duration interval) {
+		if (handle.releasedOrLost() || !renewing.compareAndSet(false, true)) {
+			return;
+		}
+		long start = nanoClock.getAsLong();
+		try {
+			if (calls.renew(handle.timeout())) {
+				localLease.countFrom(start, handle.timeout());
+				events.renewed(handle);
+			}
+			else {
+				handle.markLost(null);
+			}
+		}
+		catch (RuntimeException ex) {
+			if (localLease.runsOutWithin(interval)) {
+				handle.markLost(ex);
+			}
+			else {
+				logger.debug("Renewal of lock '" + handle.key() + "' failed; retrying on the next tick", ex);
+			}
+		}
+		finally {
+			renewing.set(false);
+		}
+	}
+
+}
