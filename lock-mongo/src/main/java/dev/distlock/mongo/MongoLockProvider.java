@@ -177,13 +177,13 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	}
 
 	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request) {
-		return bounded.findOneAndUpdate(LockDocuments.grantable(request), LockDocuments.grant(request, false),
+		return bounded.findOneAndUpdate(GrantStatements.grantable(request), GrantStatements.grant(request, false),
 				grantOptions(request, false));
 	}
 
 	private @Nullable Document insert(MongoCollection<Document> bounded, LockRequest request) {
 		try {
-			return bounded.findOneAndUpdate(LockDocuments.absent(request.key()), LockDocuments.grant(request, true),
+			return bounded.findOneAndUpdate(GrantStatements.absent(request.key()), GrantStatements.grant(request, true),
 					grantOptions(request, true));
 		}
 		catch (MongoException ex) {
@@ -252,7 +252,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	boolean markWaiter(LockRequest request, long validityMs) {
 		try {
 			return admin().updateOne(new Document(ID, request.key()),
-					LockDocuments.markWaiter(request.token(), validityMs)).getMatchedCount() == 1;
+					GrantStatements.markWaiter(request.token(), validityMs)).getMatchedCount() == 1;
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
@@ -265,7 +265,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 */
 	void clearWaiter(LockRequest request) {
 		try {
-			admin().updateOne(LockDocuments.waiterOf(request.key(), request.token()), LockDocuments.clearWaiter());
+			admin().updateOne(GrantStatements.waiterOf(request.key(), request.token()), GrantStatements.clearWaiter());
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not withdraw the waiting mark on lock '" + request.key() + "'; it ends by itself", ex);
@@ -305,7 +305,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	public boolean forceRelease(String key) {
 		logger.warn("Forcing the release of lock '" + key + "'");
 		return MongoErrors.call(key, "force release", ADMIN_MS, () -> admin()
-			.updateOne(new Document(ID, key).append("$expr", LockDocuments.held()), LockDocuments.clearAll())
+			.updateOne(new Document(ID, key).append("$expr", LockDocuments.held()), LeaseStatements.clearAll())
 			.getMatchedCount() == 1);
 	}
 
