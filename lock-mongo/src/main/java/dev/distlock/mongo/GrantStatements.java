@@ -33,7 +33,7 @@ import static dev.distlock.mongo.LockDocuments.liveSharedCount;
 /**
  * The statements that take a lock: the grant filter and update of an existing document, the insert of an absent one,
  * and the mark a waiting writer leaves (the shared grant filter honours a live mark, the exclusive grant removes it).
- * {@link MongoAcquirer} sends the grants, {@link MongoLockProvider} the mark. The upsert filter is a plain predicate
+ * {@link MongoAcquirer} sends the grants, {@link MongoAcquisition} the mark. The upsert filter is a plain predicate
  * (real MongoDB rejects {@code $expr} there) and every update is operator-style, so the same statements run on
  * MongoDB 5.0+ and on mongo-java-server.
  */

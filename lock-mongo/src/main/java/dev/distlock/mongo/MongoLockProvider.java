@@ -129,35 +129,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 */
 	@Override
 	public Acquisition begin(LockRequest request) {
-		return new MongoAcquisition(this, request);
-	}
-
-	/**
-	 * Marks the exclusive request as waiting for its key for {@code validityMs} on the database clock. Best effort:
-	 * priority is about fairness, not safety, so a failure is logged and the wait goes on.
-	 * @return whether a mark was written
-	 */
-	boolean markWaiter(LockRequest request, long validityMs) {
-		try {
-			return admin().updateOne(new Document(ID, request.key()),
-					GrantStatements.markWaiter(request.token(), validityMs)).getMatchedCount() == 1;
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
-			return false;
-		}
-	}
-
-	/**
-	 * Withdraws this request's waiting mark, if it is still the one recorded. Never throws: the mark ends by itself.
-	 */
-	void clearWaiter(LockRequest request) {
-		try {
-			admin().updateOne(GrantStatements.waiterOf(request.key(), request.token()), GrantStatements.clearWaiter());
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not withdraw the waiting mark on lock '" + request.key() + "'; it ends by itself", ex);
-		}
+		return new MongoAcquisition(acquirer, collection, request);
 	}
 
 	/**
