@@ -28,7 +28,10 @@ final class CallBounds {
 	 */
 	static final Duration FLOOR = Duration.ofSeconds(1);
 
-	/** isLocked, status, forced release, ping and the topology check at start: no lease to derive a bound from. */
+	/**
+	 * Calls with no lease to derive a bound from: isLocked, status, forced release, unlock and renew by lock ID, ping,
+	 * a waiting writer's mark and its withdrawal, and the topology check at start.
+	 */
 	static final Duration ADMIN = Duration.ofSeconds(10);
 
 	/** Each statement of createIndexes and purge. */

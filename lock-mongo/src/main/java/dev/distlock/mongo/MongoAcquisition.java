@@ -4,8 +4,16 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.bson.Document;
+
+import com.mongodb.client.MongoCollection;
+
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.LockRequest;
+
+import static dev.distlock.mongo.LockDocuments.ID;
 
 /**
  * A waiting acquisition on MongoDB: it polls (the template's backoff decides when), and while an exclusive request
@@ -15,13 +23,20 @@ import dev.distlock.core.spi.LockRequest;
  */
 final class MongoAcquisition implements Acquisition {
 
+	private static final Log logger = LogFactory.getLog(MongoAcquisition.class);
+
+	/** Marking and withdrawing carry no lease to derive a bound from. */
+	private static final long MARK_CALL_MS = CallBounds.ADMIN.toMillis();
+
 	/** The least a mark lives: attempts on a loaded machine come further apart than the backoff says. */
 	static final Duration MIN_MARK = Duration.ofSeconds(1);
 
 	/** The most a mark lives, whatever the backoff: a writer that died keeps readers out no longer. */
 	static final Duration MAX_MARK = Duration.ofSeconds(30);
 
-	private final MongoLockProvider provider;
+	private final MongoAcquirer acquirer;
+
+	private final MongoCollection<Document> collection;
 
 	private final LockRequest request;
 
@@ -30,21 +45,22 @@ final class MongoAcquisition implements Acquisition {
 
 	private boolean marked;
 
-	MongoAcquisition(MongoLockProvider provider, LockRequest request) {
-		this.provider = provider;
+	MongoAcquisition(MongoAcquirer acquirer, MongoCollection<Document> collection, LockRequest request) {
+		this.acquirer = acquirer;
+		this.collection = collection;
 		this.request = request;
 	}
 
 	@Override
 	public Optional<Granted> tryOnce() {
 		long sent = System.nanoTime();
-		Optional<Granted> granted = provider.tryAcquire(request).map(lease -> new Granted(lease, sent));
+		Optional<Granted> granted = acquirer.tryAcquire(request).map(lease -> new Granted(lease, sent));
 		if (granted.isPresent()) {
 			marked = false; // an exclusive grant removes the mark
 		}
 		else if (!request.shared()) {
 			long validity = Math.min(MAX_MARK.toMillis(), Math.max(MIN_MARK.toMillis(), 3 * lastWaitMillis));
-			marked |= provider.markWaiter(request, validity);
+			marked |= markWaiter(validity);
 		}
 		return granted;
 	}
@@ -59,7 +75,36 @@ final class MongoAcquisition implements Acquisition {
 	@Override
 	public void close() {
 		if (marked) {
-			provider.clearWaiter(request);
+			clearWaiter();
+		}
+	}
+
+	/**
+	 * Marks the exclusive request as waiting for its key for {@code validityMs} on the database clock. Best effort:
+	 * priority is about fairness, not safety, so a failure is logged and the wait goes on.
+	 * @return whether a mark was written
+	 */
+	private boolean markWaiter(long validityMs) {
+		try {
+			return CallBounds.bounded(collection, MARK_CALL_MS).updateOne(new Document(ID, request.key()),
+					GrantStatements.markWaiter(request.token(), validityMs)).getMatchedCount() == 1;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Withdraws this request's waiting mark, if it is still the one recorded. Never throws: the mark ends by itself.
+	 */
+	private void clearWaiter() {
+		try {
+			CallBounds.bounded(collection, MARK_CALL_MS)
+				.updateOne(GrantStatements.waiterOf(request.key(), request.token()), GrantStatements.clearWaiter());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not withdraw the waiting mark on lock '" + request.key() + "'; it ends by itself", ex);
 		}
 	}
 

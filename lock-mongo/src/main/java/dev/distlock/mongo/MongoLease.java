@@ -68,7 +68,7 @@ final class MongoLease implements Lease {
 		long start = System.nanoTime();
 		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - start, callTimeout);
 		Supplier<Boolean> statement = () -> CallBounds.bounded(collection, bound)
-			.updateOne(LockDocuments.ownedBy(key, token, shared), LockDocuments.extend(token, shared, leaseMs))
+			.updateOne(LeaseStatements.ownedBy(key, token, shared), LeaseStatements.extend(token, shared, leaseMs))
 			.getMatchedCount() == 1;
 		// Extending is idempotent per token, so an extension whose reply was lost is simply made again.
 		boolean extended = MongoErrors.uninterrupted(key, "extend", bound, statement, statement);
@@ -92,7 +92,7 @@ final class MongoLease implements Lease {
 		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
 		// Idempotent per token: when there is nothing to release, a read tells whether this token's release already
 		// went through (a first attempt whose reply was lost) before the answer is "lost".
-		Supplier<Boolean> statement = () -> releaseWhere(bound, LockDocuments.ownedBy(key, token, shared))
+		Supplier<Boolean> statement = () -> releaseWhere(bound, LeaseStatements.ownedBy(key, token, shared))
 				|| releasedBefore(bound);
 		released = MongoErrors.uninterrupted(key, "release", bound, statement, statement);
 		return released;
@@ -100,12 +100,12 @@ final class MongoLease implements Lease {
 
 	/** Whether this token's release already went through: a read, never a write, as another may hold it now. */
 	private boolean releasedBefore(long bound) {
-		return !shared && CallBounds.bounded(collection, bound).find(LockDocuments.releasedBy(key, token)).limit(1)
+		return !shared && CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token)).limit(1)
 			.first() != null;
 	}
 
 	private boolean releaseWhere(long bound, Bson filter) {
-		return CallBounds.bounded(collection, bound).updateOne(filter, LockDocuments.release(token, shared, lockId))
+		return CallBounds.bounded(collection, bound).updateOne(filter, LeaseStatements.release(token, shared, lockId))
 			.getMatchedCount() == 1;
 	}
 

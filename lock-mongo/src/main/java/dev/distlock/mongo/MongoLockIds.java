@@ -50,8 +50,8 @@ final class MongoLockIds {
 		List<LockInfo> released = new ArrayList<>();
 		for (Member member : members(collection, lockId)) {
 			Bson update = member.field() == null
-					? LockDocuments.releaseExclusive(member.document().getString(TOKEN), false)
-					: LockDocuments.releaseShared(member.field(), lockId);
+					? LeaseStatements.releaseExclusive(member.document().getString(TOKEN), false)
+					: LeaseStatements.releaseShared(member.field(), lockId);
 			if (collection.updateOne(memberFilter(member, lockId), update).getMatchedCount() == 1 && member.live()) {
 				released.add(member.info());
 			}
@@ -75,7 +75,7 @@ final class MongoLockIds {
 			String prefix = member.field() == null ? "" : SHARED + "." + member.field() + ".";
 			Document filter = memberFilter(member, lockId).append("$expr",
 					new Document("$gt", List.of(LockDocuments.exclusiveExpiry(prefix, 0), "$$NOW")));
-			Document after = collection.findOneAndUpdate(filter, LockDocuments.extendAt(prefix, ttlMs),
+			Document after = collection.findOneAndUpdate(filter, LeaseStatements.extendAt(prefix, ttlMs),
 					new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER));
 			if (after == null) {
 				expired.add(member.info());

@@ -1,9 +1,7 @@
 package dev.distlock.mongo;
 
 import java.time.Duration;
-import java.util.Date;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -11,18 +9,12 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.bson.Document;
-import org.bson.conversions.Bson;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
-import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.FindOneAndUpdateOptions;
-import com.mongodb.client.model.Projections;
-import com.mongodb.client.model.ReturnDocument;
 
-import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockIdSupport;
@@ -36,7 +28,6 @@ import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.WriterPriority;
 
 import static dev.distlock.mongo.LockDocuments.ID;
-import static dev.distlock.mongo.LockDocuments.SHARED;
 
 /**
  * Locks in MongoDB, one document per key, with expiry on the database clock, owner-checked release and extend, and
@@ -59,14 +50,13 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 
 	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
 
-
 	private final MongoLockSettings settings;
 
 	private final MongoDatabase database;
 
 	private final MongoCollection<Document> collection;
 
-	private final UnknownGrants unknownGrants;
+	private final MongoAcquirer acquirer;
 
 	private final MongoMaintenance maintenance;
 
@@ -97,7 +87,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 			.getCollection(settings.collection())
 			.withWriteConcern(settings.writeConcern())
 			.withReadConcern(settings.readConcern());
-		this.unknownGrants = new UnknownGrants(collection, settings.callTimeout());
+		this.acquirer = new MongoAcquirer(collection, settings.callTimeout());
 		this.maintenance = new MongoMaintenance(collection, settings.collection(), purgeGrace);
 	}
 
@@ -125,115 +115,13 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 * statement fails in a way that may have left it applied (a timeout, a socket error, an interrupt), the grant it
 	 * may have made is released by owner token before the error is thrown, so no lock is left for a lease nobody
 	 * holds. A token that already holds the key is granted again (a repeated acquire): the lease is set anew and the
-	 * fencing token is the next one.
+	 * fencing token is the next one. The attempt itself is {@link MongoAcquirer}'s.
 	 * @throws dev.distlock.core.InvalidLockOptionException naming {@code timeout} if the lease is not positive or
 	 * longer than 365 days; nothing is sent then
 	 */
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
-		if (!request.noExpiry()) {
-			CallBounds.leaseMillis("timeout", request.lease());
-		}
-		long start = System.nanoTime();
-		long deadline = start + TimeUnit.MILLISECONDS.toNanos(bound(request));
-		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
-		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
-		Document granted;
-		try {
-			granted = attempt(request, deadline, false);
-			if (granted == null) {
-				granted = attempt(request, deadline, true);
-			}
-		}
-		catch (LockStoreException ex) {
-			if (MongoErrors.mayHaveRun(ex.getCause())) {
-				unknownGrants.release(request, ex);
-			}
-			throw ex;
-		}
-		if (granted == null) {
-			return Optional.empty();
-		}
-		if (request.shared()) {
-			pruneExpiredHolders(request, granted, deadline);
-		}
-		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
-		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
-		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
-				request.lockId(), LockDocuments.fencing(granted), start + leaseNanos, settings.callTimeout()));
-	}
-
-	/** One grant statement with what is left of the attempt's bound. */
-	private @Nullable Document attempt(LockRequest request, long deadline, boolean inserting) {
-		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-		if (left <= 0) {
-			// Only after a statement that granted nothing: there is nothing to clean up.
-			throw new LockStoreException(request.key(), "Mongo lock store failed to acquire for '" + request.key()
-					+ "': its bound of " + bound(request) + " ms ran out", null);
-		}
-		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
-		return MongoErrors.call(request.key(), "acquire", bound(request),
-				() -> inserting ? insert(bounded, request) : grantExisting(bounded, request));
-	}
-
-	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request) {
-		return bounded.findOneAndUpdate(LockDocuments.grantable(request), LockDocuments.grant(request, false),
-				grantOptions(request, false));
-	}
-
-	private @Nullable Document insert(MongoCollection<Document> bounded, LockRequest request) {
-		try {
-			return bounded.findOneAndUpdate(LockDocuments.absent(request.key()), LockDocuments.grant(request, true),
-					grantOptions(request, true));
-		}
-		catch (MongoException ex) {
-			if (MongoErrors.isDuplicateKey(ex)) {
-				logger.debug("Lock '" + request.key() + "' is held (duplicate key on insert)");
-				return null;
-			}
-			throw ex;
-		}
-	}
-
-	private static FindOneAndUpdateOptions grantOptions(LockRequest request, boolean upsert) {
-		Bson projection = request.shared()
-				? Projections.include(LockDocuments.BASE, LockDocuments.SEQ, SHARED)
-				: Projections.include(LockDocuments.BASE, LockDocuments.SEQ);
-		return new FindOneAndUpdateOptions().upsert(upsert).returnDocument(ReturnDocument.AFTER).projection(projection);
-	}
-
-	/**
-	 * Removes shared holders whose lease had ended when this grant was stamped. The bound is the server time the
-	 * grant just wrote, so it never removes a live holder; the update matches only while each pruned holder is
-	 * unchanged. Best effort: costs a round trip only when there is something to prune, and a failure only leaves
-	 * expired holders that no grant counts, so it is logged and the granted lease is returned all the same.
-	 */
-	private void pruneExpiredHolders(LockRequest request, Document granted, long deadline) {
-		Document shared = granted.get(SHARED, Document.class);
-		Document mine = shared.get(LockDocuments.holderField(request.token()), Document.class);
-		long serverNow = mine.getDate(LockDocuments.AT).getTime();
-		Document filter = new Document(ID, request.key());
-		Document unset = new Document();
-		for (Map.Entry<String, Object> entry : shared.entrySet()) {
-			Document holder = (Document) entry.getValue();
-			Date at = holder.getDate(LockDocuments.AT);
-			if (at.getTime() + ((Number) holder.get(LockDocuments.LEASE_MS)).longValue() <= serverNow) {
-				// "not stamped since": a range, because mongo-java-server keeps sub-millisecond precision
-				filter.append(SHARED + "." + entry.getKey() + "." + LockDocuments.AT,
-						new Document("$lt", new Date(at.getTime() + 1)));
-				unset.append(SHARED + "." + entry.getKey(), "");
-			}
-		}
-		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-		if (unset.isEmpty() || left <= 0) {
-			return;
-		}
-		try {
-			CallBounds.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
-		}
+		return acquirer.tryAcquire(request);
 	}
 
 	/**
@@ -241,35 +129,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 */
 	@Override
 	public Acquisition begin(LockRequest request) {
-		return new MongoAcquisition(this, request);
-	}
-
-	/**
-	 * Marks the exclusive request as waiting for its key for {@code validityMs} on the database clock. Best effort:
-	 * priority is about fairness, not safety, so a failure is logged and the wait goes on.
-	 * @return whether a mark was written
-	 */
-	boolean markWaiter(LockRequest request, long validityMs) {
-		try {
-			return admin().updateOne(new Document(ID, request.key()),
-					LockDocuments.markWaiter(request.token(), validityMs)).getMatchedCount() == 1;
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
-			return false;
-		}
-	}
-
-	/**
-	 * Withdraws this request's waiting mark, if it is still the one recorded. Never throws: the mark ends by itself.
-	 */
-	void clearWaiter(LockRequest request) {
-		try {
-			admin().updateOne(LockDocuments.waiterOf(request.key(), request.token()), LockDocuments.clearWaiter());
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not withdraw the waiting mark on lock '" + request.key() + "'; it ends by itself", ex);
-		}
+		return new MongoAcquisition(acquirer, collection, request);
 	}
 
 	/**
@@ -305,7 +165,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	public boolean forceRelease(String key) {
 		logger.warn("Forcing the release of lock '" + key + "'");
 		return MongoErrors.call(key, "force release", ADMIN_MS, () -> admin()
-			.updateOne(new Document(ID, key).append("$expr", LockDocuments.held()), LockDocuments.clearAll())
+			.updateOne(new Document(ID, key).append("$expr", LockDocuments.held()), LeaseStatements.clearAll())
 			.getMatchedCount() == 1);
 	}
 
@@ -363,11 +223,6 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 			purger.shutdownNow();
 			purger = null;
 		}
-	}
-
-	/** The bound of one acquire: its lease, capped by the call timeout. */
-	private long bound(LockRequest request) {
-		return CallBounds.leaseBoundMillis(request.lease().toNanos(), settings.callTimeout());
 	}
 
 	@Override

@@ -78,8 +78,8 @@ final class UnknownGrants {
 		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
 		return MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
 				() -> CallBounds.bounded(collection, bound)
-					.updateOne(LockDocuments.heldByToken(request.key(), request.token(), request.shared()),
-							LockDocuments.release(request.token(), request.shared(), request.lockId()))
+					.updateOne(LeaseStatements.heldByToken(request.key(), request.token(), request.shared()),
+							LeaseStatements.release(request.token(), request.shared(), request.lockId()))
 					.getMatchedCount() == 1, null);
 	}
 

@@ -1,0 +1,113 @@
+package dev.distlock.mongo;
+
+import java.util.List;
+
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
+
+import static dev.distlock.mongo.LockDocuments.AT;
+import static dev.distlock.mongo.LockDocuments.ID;
+import static dev.distlock.mongo.LockDocuments.IDS;
+import static dev.distlock.mongo.LockDocuments.LEASE_MS;
+import static dev.distlock.mongo.LockDocuments.LOCK_ID;
+import static dev.distlock.mongo.LockDocuments.RELEASED;
+import static dev.distlock.mongo.LockDocuments.SHARED;
+import static dev.distlock.mongo.LockDocuments.TOKEN;
+import static dev.distlock.mongo.LockDocuments.TOUCHED;
+import static dev.distlock.mongo.LockDocuments.exclusiveExpiry;
+import static dev.distlock.mongo.LockDocuments.exclusiveLive;
+import static dev.distlock.mongo.LockDocuments.holderField;
+
+/**
+ * The statements on a lock already granted: the holder's own extend and release (filtered on its owner token and a
+ * lease still running by the database clock, so a stale holder touches nothing), the check that tells a replayed
+ * release "released" from "lost", the clean-up after an acquire whose outcome is unknown, the updates of release and
+ * renewal by lock ID, and the forced release. Releases keep the document, so its fencing sequence carries on.
+ */
+final class LeaseStatements {
+
+	private LeaseStatements() {
+	}
+
+	/** The filter of a holder's own extend and release: its token, and a lease still running on the server. */
+	static Bson ownedBy(String key, String token, boolean shared) {
+		if (!shared) {
+			return new Document(ID, key).append(TOKEN, token).append("$expr", exclusiveLive());
+		}
+		String holder = SHARED + "." + holderField(token);
+		return new Document(ID, key).append(holder, new Document("$exists", true))
+			.append("$expr", new Document("$gt", List.of(exclusiveExpiry(holder + ".", 0), "$$NOW")));
+	}
+
+	/** The holder's own extend: {@code leaseMs} from the server's now, for its token's exclusive or shared entry. */
+	static Bson extend(String token, boolean shared, long leaseMs) {
+		return extendAt(shared ? SHARED + "." + holderField(token) + "." : "", leaseMs);
+	}
+
+	/** The extend of the holder whose fields start with {@code prefix} ("" for the exclusive holder). */
+	static Bson extendAt(String prefix, long leaseMs) {
+		return new Document("$set", new Document(prefix + LEASE_MS, leaseMs)).append("$currentDate",
+				new Document(prefix + AT, true).append(TOUCHED, true));
+	}
+
+	/**
+	 * The filter matching a document whose last exclusive release was by this token: a release made again after its
+	 * first attempt's outcome was lost reads it (and writes nothing) to tell "released" from "lost". Shared releases
+	 * leave no such mark: their replay after a release that worked answers false.
+	 */
+	static Bson releasedBy(String key, String token) {
+		return new Document(ID, key).append(RELEASED, token);
+	}
+
+	/**
+	 * The filter of the clean-up after an acquire whose outcome is unknown: whatever this token holds, live or not.
+	 * The token is fresh per acquisition, so nobody else's lock can match.
+	 */
+	static Bson heldByToken(String key, String token, boolean shared) {
+		return shared ? new Document(ID, key).append(SHARED + "." + holderField(token), new Document("$exists", true))
+				: new Document(ID, key).append(TOKEN, token);
+	}
+
+	/**
+	 * Release marks the document free instead of deleting it, so its fencing sequence carries on; an exclusive
+	 * release records the token in {@link LockDocuments#RELEASED}, and applying it again changes nothing that matters.
+	 */
+	static Bson release(String token, boolean shared, @Nullable String lockId) {
+		return shared ? releaseShared(holderField(token), lockId) : releaseExclusive(token, true);
+	}
+
+	/**
+	 * An exclusive release; the holder was the only one, so the document keeps no lock ID.
+	 * @param byHolder whether the holder itself releases: only then is its token kept as
+	 * {@link LockDocuments#RELEASED}, so a release by ID from elsewhere still reads as "no longer held" to the
+	 * holder's handle
+	 */
+	static Bson releaseExclusive(String token, boolean byHolder) {
+		Document set = new Document(LEASE_MS, 0L).append(IDS, List.of());
+		if (byHolder) {
+			set.append(RELEASED, token);
+		}
+		return new Document("$unset", new Document(TOKEN, "").append(LOCK_ID, ""))
+			.append("$set", set)
+			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
+	}
+
+	/**
+	 * A shared holder's release, by its entry's field; its lock ID leaves the index (no other live holder of the key
+	 * has it: one shared lock per ID and key).
+	 */
+	static Bson releaseShared(String field, @Nullable String lockId) {
+		Document update = new Document("$unset", new Document(SHARED + "." + field, ""))
+			.append("$currentDate", new Document(TOUCHED, true));
+		return lockId != null ? update.append("$pull", new Document(IDS, lockId)) : update;
+	}
+
+	/** Forced release: drops every holder but keeps the document, and so the fencing sequence. */
+	static Bson clearAll() {
+		return new Document("$unset", new Document(TOKEN, "").append(LOCK_ID, ""))
+			.append("$set", new Document(LEASE_MS, 0L).append(SHARED, new Document()).append(IDS, List.of()))
+			.append("$currentDate", new Document(AT, true).append(TOUCHED, true));
+	}
+
+}

@@ -1,0 +1,167 @@
+package dev.distlock.mongo;
+
+import java.time.Duration;
+import java.util.Date;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+import org.jspecify.annotations.Nullable;
+
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.ReturnDocument;
+
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
+
+import static dev.distlock.mongo.LockDocuments.ID;
+import static dev.distlock.mongo.LockDocuments.SHARED;
+
+/**
+ * Takes a lock in one attempt, bounded by its lease: an update of the key's document when it is free, expired or
+ * already this token's, else an insert, whose duplicate key means the document exists and is held. A shared grant then
+ * prunes the expired shared holders it found. An attempt that failed in a way that may have left a grant behind has
+ * that grant released by owner token ({@link UnknownGrants}) before the error is thrown. The statements themselves are
+ * in {@link GrantStatements}.
+ */
+final class MongoAcquirer {
+
+	private static final Log logger = LogFactory.getLog(MongoAcquirer.class);
+
+	private final MongoCollection<Document> collection;
+
+	private final Duration callTimeout;
+
+	private final UnknownGrants unknownGrants;
+
+	MongoAcquirer(MongoCollection<Document> collection, Duration callTimeout) {
+		this.collection = collection;
+		this.callTimeout = callTimeout;
+		this.unknownGrants = new UnknownGrants(collection, callTimeout);
+	}
+
+	/**
+	 * One attempt, as {@link MongoLockProvider#tryAcquire} describes it.
+	 * @throws dev.distlock.core.InvalidLockOptionException naming {@code timeout} if the lease is not positive or
+	 * longer than 365 days; nothing is sent then
+	 */
+	Optional<Lease> tryAcquire(LockRequest request) {
+		if (!request.noExpiry()) {
+			CallBounds.leaseMillis("timeout", request.lease());
+		}
+		long start = System.nanoTime();
+		long deadline = start + TimeUnit.MILLISECONDS.toNanos(bound(request));
+		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
+		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
+		Document granted;
+		try {
+			granted = attempt(request, deadline, false);
+			if (granted == null) {
+				granted = attempt(request, deadline, true);
+			}
+		}
+		catch (LockStoreException ex) {
+			if (MongoErrors.mayHaveRun(ex.getCause())) {
+				unknownGrants.release(request, ex);
+			}
+			throw ex;
+		}
+		if (granted == null) {
+			return Optional.empty();
+		}
+		if (request.shared()) {
+			pruneExpiredHolders(request, granted, deadline);
+		}
+		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
+		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
+		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
+				request.lockId(), LockDocuments.fencing(granted), start + leaseNanos, callTimeout));
+	}
+
+	/** One grant statement with what is left of the attempt's bound. */
+	private @Nullable Document attempt(LockRequest request, long deadline, boolean inserting) {
+		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+		if (left <= 0) {
+			// Only after a statement that granted nothing: there is nothing to clean up.
+			throw new LockStoreException(request.key(), "Mongo lock store failed to acquire for '" + request.key()
+					+ "': its bound of " + bound(request) + " ms ran out", null);
+		}
+		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
+		return MongoErrors.call(request.key(), "acquire", bound(request),
+				() -> inserting ? insert(bounded, request) : grantExisting(bounded, request));
+	}
+
+	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request) {
+		return bounded.findOneAndUpdate(GrantStatements.grantable(request), GrantStatements.grant(request, false),
+				grantOptions(request, false));
+	}
+
+	private @Nullable Document insert(MongoCollection<Document> bounded, LockRequest request) {
+		try {
+			return bounded.findOneAndUpdate(GrantStatements.absent(request.key()), GrantStatements.grant(request, true),
+					grantOptions(request, true));
+		}
+		catch (MongoException ex) {
+			if (MongoErrors.isDuplicateKey(ex)) {
+				logger.debug("Lock '" + request.key() + "' is held (duplicate key on insert)");
+				return null;
+			}
+			throw ex;
+		}
+	}
+
+	private static FindOneAndUpdateOptions grantOptions(LockRequest request, boolean upsert) {
+		Bson projection = request.shared()
+				? Projections.include(LockDocuments.BASE, LockDocuments.SEQ, SHARED)
+				: Projections.include(LockDocuments.BASE, LockDocuments.SEQ);
+		return new FindOneAndUpdateOptions().upsert(upsert).returnDocument(ReturnDocument.AFTER).projection(projection);
+	}
+
+	/**
+	 * Removes shared holders whose lease had ended when this grant was stamped. The bound is the server time the
+	 * grant just wrote, so it never removes a live holder; the update matches only while each pruned holder is
+	 * unchanged. Best effort: costs a round trip only when there is something to prune, and a failure only leaves
+	 * expired holders that no grant counts, so it is logged and the granted lease is returned all the same.
+	 */
+	private void pruneExpiredHolders(LockRequest request, Document granted, long deadline) {
+		Document shared = granted.get(SHARED, Document.class);
+		Document mine = shared.get(LockDocuments.holderField(request.token()), Document.class);
+		long serverNow = mine.getDate(LockDocuments.AT).getTime();
+		Document filter = new Document(ID, request.key());
+		Document unset = new Document();
+		for (Map.Entry<String, Object> entry : shared.entrySet()) {
+			Document holder = (Document) entry.getValue();
+			Date at = holder.getDate(LockDocuments.AT);
+			if (at.getTime() + ((Number) holder.get(LockDocuments.LEASE_MS)).longValue() <= serverNow) {
+				// "not stamped since": a range, because mongo-java-server keeps sub-millisecond precision
+				filter.append(SHARED + "." + entry.getKey() + "." + LockDocuments.AT,
+						new Document("$lt", new Date(at.getTime() + 1)));
+				unset.append(SHARED + "." + entry.getKey(), "");
+			}
+		}
+		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+		if (unset.isEmpty() || left <= 0) {
+			return;
+		}
+		try {
+			CallBounds.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
+		}
+	}
+
+	/** The bound of one acquire: its lease, capped by the call timeout. */
+	private long bound(LockRequest request) {
+		return CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+	}
+
+}
