@@ -2,7 +2,6 @@ package dev.distlock.core.internal;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
@@ -238,18 +237,9 @@ public final class LeaseHandle implements LockHandle {
 		lostSignal.add(callback);
 	}
 
-	/**
-	 * Attaches the watchdog's scheduled renewal, cancelled on release or loss.
-	 */
-	void attachRenewal(ScheduledFuture<?> future) {
-		renewal.attach(future);
-	}
-
-	/**
-	 * One watchdog tick (see {@link HandleRenewal#tick}).
-	 */
-	void renew(Duration interval) {
-		renewal.tick(interval);
+	/** The handle's renewal, driven by the {@link Watchdog}. */
+	HandleRenewal renewal() {
+		return renewal;
 	}
 
 	/** Whether the handle left the held state: renewal stops. */

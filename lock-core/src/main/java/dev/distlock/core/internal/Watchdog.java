@@ -41,13 +41,13 @@ public final class Watchdog implements AutoCloseable {
 	public void watch(LeaseHandle handle) {
 		Duration interval = renewInterval(handle.timeout());
 		long nanos = interval.toNanos();
-		handle.attachRenewal(scheduler().scheduleWithFixedDelay(() -> renewLater(handle, interval),
+		handle.renewal().attach(scheduler().scheduleWithFixedDelay(() -> renewLater(handle, interval),
 				nanos, nanos, TimeUnit.NANOSECONDS));
 	}
 
 	private void renewLater(LeaseHandle handle, Duration interval) {
 		try {
-			renewals.execute(() -> handle.renew(interval));
+			renewals.execute(() -> handle.renewal().tick(interval));
 		}
 		catch (RejectedExecutionException ex) {
 			// closed: the template is shutting down and releases its locks itself
