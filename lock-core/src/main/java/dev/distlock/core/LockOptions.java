@@ -10,10 +10,10 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * How to take a lock: lease, retries, backoff, renewal and mode. Immutable; every value is checked at construction and
  * a bad one throws {@link InvalidLockOptionException} naming it.
  *
- * @param timeout the lease: how long the store keeps the lock without an extend (redislock's timeout), default 10 s
+ * @param timeout the lease: how long the store keeps the lock without an extend, default 10 s
  * @param retries how many more attempts after the first, default 0
  * @param delay the wait before the first retry, default 50 ms
- * @param backoffMultiplier 1.0 keeps the delay fixed; above 1 grows it by this ratio per retry (lua-resty-lock's ratio)
+ * @param backoffMultiplier 1.0 keeps the delay fixed; above 1 grows it by this ratio per retry
  * @param maxDelay the cap on a grown delay, or null for none
  * @param maxWait the overall limit on waiting, whatever retries remain, or null for none
  * @param autoRenew whether a watchdog extends the lease every third of it while the lock is held
@@ -33,7 +33,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		int maxConcurrent, @Nullable Duration holdAtLeast, @Nullable OwnerDetails owner, boolean expires,
 		@Nullable String name) {
 
-	/** A shared lock's {@code maxConcurrent} for "no limit" (mongo-lock's -1); stored as {@link Integer#MAX_VALUE}. */
+	/** A shared lock's {@code maxConcurrent} for "no limit"; stored as {@link Integer#MAX_VALUE}. */
 	public static final int UNLIMITED = -1;
 
 	/** The shortest lease, extension, delay or wait accepted: below a millisecond a lease is useless and a wait spins. */
@@ -45,7 +45,9 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	/** The largest backoff ratio accepted: beyond it the second retry delay would already dwarf any sensible wait. */
 	public static final double MAX_BACKOFF_MULTIPLIER = 100.0;
 
-	private static final LockOptions DEFAULTS = new Builder().build();
+	// The defaults, written once: builders start from them, and the starter's properties take theirs from here.
+	private static final LockOptions DEFAULTS = new LockOptions(Duration.ofSeconds(10), 0, Duration.ofMillis(50), 1.0,
+			null, null, false, FailureMode.THROW, LockMode.EXCLUSIVE, 1, null, null, true, null);
 
 	/**
 	 * Options with a lease (every option but {@code expires}).
@@ -113,8 +115,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	/**
 	 * The defaults, but the lock never expires: it is kept until released by its handle, by its lock ID
 	 * ({@link dev.distlock.core.LockTemplate#unlock(String)}) or by force. An explicit opt-in for locks that must
-	 * survive their holder (mongo-lock's locks without TTL); a crashed holder's lock then stays until someone
-	 * releases it.
+	 * outlive the process that took them; a crashed holder's lock then stays until someone releases it.
 	 */
 	public static LockOptions noExpiry() {
 		return builder().noExpiry().build();
@@ -128,7 +129,8 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	}
 
 	/**
-	 * The defaults: 10 s lease, no retries, 50 ms delay, fixed backoff, exclusive, throw on failure.
+	 * The defaults: 10 s lease, no retries, 50 ms delay, fixed backoff without a cap or an overall wait limit, no
+	 * renewal, exclusive, throw on failure.
 	 */
 	public static LockOptions defaults() {
 		return DEFAULTS;
@@ -138,14 +140,14 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	 * A builder starting from the defaults.
 	 */
 	public static Builder builder() {
-		return new Builder();
+		return new DefaultLockOptionsBuilder(DEFAULTS);
 	}
 
 	/**
 	 * A builder starting from these options.
 	 */
 	public Builder toBuilder() {
-		return new Builder(this);
+		return new DefaultLockOptionsBuilder(this);
 	}
 
 	/**
@@ -182,164 +184,61 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	}
 
 	/**
-	 * Builds {@link LockOptions}; {@link #build()} validates.
+	 * Builds {@link LockOptions}, starting from the defaults or from given options; {@link #build()} validates.
+	 * Setters check nothing, so options can be set in any order.
 	 */
-	public static final class Builder {
-
-		private Duration timeout = Duration.ofSeconds(10);
-
-		private int retries;
-
-		private Duration delay = Duration.ofMillis(50);
-
-		private double backoffMultiplier = 1.0;
-
-		private @Nullable Duration maxDelay;
-
-		private @Nullable Duration maxWait;
-
-		private boolean autoRenew;
-
-		private FailureMode onFailure = FailureMode.THROW;
-
-		private LockMode mode = LockMode.EXCLUSIVE;
-
-		private int maxConcurrent = 1;
-
-		private @Nullable Duration holdAtLeast;
-
-		private @Nullable OwnerDetails owner;
-
-		private @Nullable String name;
-		private boolean expires = true;
-
-		private Builder() {
-		}
-
-		private Builder(LockOptions o) {
-			this.timeout = o.timeout;
-			this.retries = o.retries;
-			this.delay = o.delay;
-			this.backoffMultiplier = o.backoffMultiplier;
-			this.maxDelay = o.maxDelay;
-			this.maxWait = o.maxWait;
-			this.autoRenew = o.autoRenew;
-			this.onFailure = o.onFailure;
-			this.mode = o.mode;
-			this.maxConcurrent = o.maxConcurrent;
-			this.holdAtLeast = o.holdAtLeast;
-			this.owner = o.owner;
-			this.name = o.name;
-			this.expires = o.expires;
-		}
+	public interface Builder {
 
 		/** Sets the lease. */
-		public Builder timeout(Duration timeout) {
-			this.timeout = timeout;
-			return this;
-		}
+		Builder timeout(Duration timeout);
 
 		/** Sets how many retries follow the first attempt. */
-		public Builder retries(int retries) {
-			this.retries = retries;
-			return this;
-		}
+		Builder retries(int retries);
 
 		/** Sets the first retry delay. */
-		public Builder delay(Duration delay) {
-			this.delay = delay;
-			return this;
-		}
+		Builder delay(Duration delay);
 
 		/** Sets the backoff ratio; 1.0 is fixed. */
-		public Builder backoffMultiplier(double backoffMultiplier) {
-			this.backoffMultiplier = backoffMultiplier;
-			return this;
-		}
+		Builder backoffMultiplier(double backoffMultiplier);
 
 		/** Caps the grown delay. */
-		public Builder maxDelay(@Nullable Duration maxDelay) {
-			this.maxDelay = maxDelay;
-			return this;
-		}
+		Builder maxDelay(@Nullable Duration maxDelay);
 
 		/** Limits the overall wait. */
-		public Builder maxWait(@Nullable Duration maxWait) {
-			this.maxWait = maxWait;
-			return this;
-		}
+		Builder maxWait(@Nullable Duration maxWait);
 
 		/** Waits until the lock is free or {@code maxWait} has passed, retrying without a count limit. */
-		public Builder waitUpTo(Duration maxWait) {
-			this.maxWait = maxWait;
-			this.retries = Integer.MAX_VALUE;
-			return this;
-		}
+		Builder waitUpTo(Duration maxWait);
 
 		/** Sets whether a watchdog renews the lease. */
-		public Builder autoRenew(boolean autoRenew) {
-			this.autoRenew = autoRenew;
-			return this;
-		}
+		Builder autoRenew(boolean autoRenew);
 
 		/** Sets what a guarded call does on failure. */
-		public Builder onFailure(FailureMode onFailure) {
-			this.onFailure = onFailure;
-			return this;
-		}
+		Builder onFailure(FailureMode onFailure);
 
 		/** Makes the lock exclusive (the default). */
-		public Builder exclusive() {
-			this.mode = LockMode.EXCLUSIVE;
-			this.maxConcurrent = 1;
-			return this;
-		}
+		Builder exclusive();
 
 		/** Makes the lock shared by up to {@code maxConcurrent} holders; {@link #UNLIMITED} (-1) for no limit. */
-		public Builder shared(int maxConcurrent) {
-			this.mode = LockMode.SHARED;
-			this.maxConcurrent = maxConcurrent;
-			return this;
-		}
+		Builder shared(int maxConcurrent);
 
 		/** Sets the mode and the shared limit together. */
-		public Builder mode(LockMode mode, int maxConcurrent) {
-			this.mode = mode;
-			this.maxConcurrent = maxConcurrent;
-			return this;
-		}
+		Builder mode(LockMode mode, int maxConcurrent);
 
 		/** Sets the minimum hold. */
-		public Builder holdAtLeast(@Nullable Duration holdAtLeast) {
-			this.holdAtLeast = holdAtLeast;
-			return this;
-		}
+		Builder holdAtLeast(@Nullable Duration holdAtLeast);
 
 		/** Sets the name listeners report for the lock instead of its key, such as a method name. */
-		public Builder name(@Nullable String name) {
-			this.name = name;
-			return this;
-		}
+		Builder name(@Nullable String name);
 
 		/** Sets the owner details stored with the lock. */
-		public Builder owner(@Nullable OwnerDetails owner) {
-			this.owner = owner;
-			return this;
-		}
+		Builder owner(@Nullable OwnerDetails owner);
 
-		/**
-		 * Makes the lock never expire (see {@link LockOptions#noExpiry()}); cannot be combined with autoRenew.
-		 */
-		public Builder noExpiry() {
-			this.expires = false;
-			return this;
-		}
+		/** Makes the lock never expire (see {@link LockOptions#noExpiry()}); cannot be combined with autoRenew. */
+		Builder noExpiry();
 
 		/** Validates and builds. */
-		public LockOptions build() {
-			return new LockOptions(timeout, retries, delay, backoffMultiplier, maxDelay, maxWait, autoRenew, onFailure,
-					mode, maxConcurrent, holdAtLeast, owner, expires, name);
-		}
+		LockOptions build();
 
 	}
 

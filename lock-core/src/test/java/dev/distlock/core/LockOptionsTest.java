@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LockOptionsTest {
 
 	@Test
-	void defaultsMatchRedislock() {
+	void defaultsAreATenSecondLeaseTakenOnceExclusively() {
 		LockOptions options = LockOptions.defaults();
 		assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(10));
 		assertThat(options.retries()).isZero();
@@ -23,6 +23,14 @@ class LockOptionsTest {
 		assertThat(options.mode()).isEqualTo(LockMode.EXCLUSIVE);
 		assertThat(options.maxConcurrent()).isEqualTo(1);
 		assertThat(options.autoRenew()).isFalse();
+		assertThat(options.expires()).isTrue();
+		assertThat(options.maxDelay()).isNull();
+		assertThat(options.maxWait()).isNull();
+	}
+
+	@Test
+	void aBuilderStartsFromTheDefaults() {
+		assertThat(LockOptions.builder().build()).isEqualTo(LockOptions.defaults());
 	}
 
 	@Test
