@@ -6,14 +6,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
-import dev.distlock.core.FailureMode;
-
 /**
- * The {@code distributed-lock.*} properties. The lock options here are the defaults of the {@code LockTemplate} and of
- * every {@code @DistributedLock} attribute left unset.
+ * The {@code distributed-lock.*} properties. The lock options, inherited from {@link LockOptionsProperties}, are the
+ * defaults of the {@code LockTemplate} and of every {@code @DistributedLock} attribute left unset.
  */
 @ConfigurationProperties("distributed-lock")
-public class DistributedLockProperties {
+public class DistributedLockProperties extends LockOptionsProperties {
 
 	/**
 	 * Whether to auto-configure distributed locks; when off, @DistributedLock methods run unlocked.
@@ -31,49 +29,9 @@ public class DistributedLockProperties {
 	private String keyPrefix = "";
 
 	/**
-	 * Lease of a lock: how long the store keeps it without a renewal.
-	 */
-	private Duration timeout = Duration.ofSeconds(10);
-
-	/**
-	 * How many more attempts follow the first when the lock is held.
-	 */
-	private int retries = 0;
-
-	/**
-	 * Wait before the first retry.
-	 */
-	private Duration delay = Duration.ofMillis(50);
-
-	/**
-	 * Ratio by which the retry delay grows; 1.0 keeps it fixed.
-	 */
-	private double backoffMultiplier = 1.0;
-
-	/**
-	 * Cap on a grown retry delay; none when unset.
-	 */
-	private @Nullable Duration maxDelay;
-
-	/**
-	 * Overall limit on waiting for a lock, whatever retries remain; none when unset.
-	 */
-	private @Nullable Duration maxWait;
-
-	/**
-	 * Whether a watchdog renews the lease every third of it while the lock is held.
-	 */
-	private boolean autoRenew = false;
-
-	/**
 	 * How long shutdown waits for locked work to finish and release its locks before it releases what is still held.
 	 */
 	private Duration shutdownWait = Duration.ofSeconds(5);
-
-	/**
-	 * What a locked method does when the lock cannot be had: throw or skip.
-	 */
-	private FailureMode onFailure = FailureMode.THROW;
 
 	/**
 	 * Owner name stored with every lock for status queries; defaults to spring.application.name.
@@ -119,76 +77,12 @@ public class DistributedLockProperties {
 		this.keyPrefix = keyPrefix;
 	}
 
-	public Duration getTimeout() {
-		return timeout;
-	}
-
-	public void setTimeout(Duration timeout) {
-		this.timeout = timeout;
-	}
-
-	public int getRetries() {
-		return retries;
-	}
-
-	public void setRetries(int retries) {
-		this.retries = retries;
-	}
-
-	public Duration getDelay() {
-		return delay;
-	}
-
-	public void setDelay(Duration delay) {
-		this.delay = delay;
-	}
-
-	public double getBackoffMultiplier() {
-		return backoffMultiplier;
-	}
-
-	public void setBackoffMultiplier(double backoffMultiplier) {
-		this.backoffMultiplier = backoffMultiplier;
-	}
-
-	public @Nullable Duration getMaxDelay() {
-		return maxDelay;
-	}
-
-	public void setMaxDelay(@Nullable Duration maxDelay) {
-		this.maxDelay = maxDelay;
-	}
-
-	public @Nullable Duration getMaxWait() {
-		return maxWait;
-	}
-
-	public void setMaxWait(@Nullable Duration maxWait) {
-		this.maxWait = maxWait;
-	}
-
 	public Duration getShutdownWait() {
 		return shutdownWait;
 	}
 
 	public void setShutdownWait(Duration shutdownWait) {
 		this.shutdownWait = shutdownWait;
-	}
-
-	public boolean isAutoRenew() {
-		return autoRenew;
-	}
-
-	public void setAutoRenew(boolean autoRenew) {
-		this.autoRenew = autoRenew;
-	}
-
-	public FailureMode getOnFailure() {
-		return onFailure;
-	}
-
-	public void setOnFailure(FailureMode onFailure) {
-		this.onFailure = onFailure;
 	}
 
 	public @Nullable String getOwner() {
