@@ -78,7 +78,8 @@ public record MongoLockSettings(String collection, WriteConcern writeConcern, bo
 	}
 
 	/**
-	 * Collection {@code distributed_locks}, majority writes, indexes on, purge every 5 minutes after 1 hour.
+	 * Collection {@code distributed_locks}, majority writes, indexes on, purge every 5 minutes after 1 hour, call timeout
+	 * 30 s. The starter's {@code distributed-lock.mongo.*} properties start from these.
 	 */
 	public static MongoLockSettings defaults() {
 		return new MongoLockSettings(DEFAULT_COLLECTION, WriteConcern.MAJORITY, true, Duration.ofMinutes(5),

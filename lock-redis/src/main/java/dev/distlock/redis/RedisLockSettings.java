@@ -57,7 +57,8 @@ public record RedisLockSettings(String namespace, boolean pubSub, Duration fence
 	}
 
 	/**
-	 * The defaults: namespace {@code distlock}, pub/sub on, fence retention one day, no replica acknowledgement.
+	 * The defaults: namespace {@code distlock}, pub/sub on, fence retention one day, no replica acknowledgement. The
+	 * starter's {@code distributed-lock.redis.*} properties start from these.
 	 */
 	public static RedisLockSettings defaults() {
 		return new RedisLockSettings("distlock", true);
