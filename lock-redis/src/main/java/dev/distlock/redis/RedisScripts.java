@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.ScriptOutputType;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -13,8 +14,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so its SHA is
  * computed once and EVALSHA is used. Every script that changes a lock compares the owner token; each file's header
  * says what it guarantees. Redis scripts cannot call one another, so the functions several scripts need live in
- * {@code shared.lua}, which is put in front of every script as its first line (Redis then reports a script's line N
- * as line N + 1).
+ * {@code shared.lua}, which is put in front of each script that calls one of them, as its first line (Redis then
+ * reports that script's line N as line N + 1); the others, the exclusive acquire and release among them, are sent as
+ * written.
  */
 final class RedisScripts {
 
@@ -91,7 +93,8 @@ final class RedisScripts {
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static <T> LuaScript<T> load(String name, Class type) {
-		RedisScript<T> script = RedisScript.of(Prelude.TEXT + read(name), type);
+		String body = read(name);
+		RedisScript<T> script = RedisScript.of(Prelude.usedBy(body) ? Prelude.TEXT + body : body, type);
 		return new LuaScript<>(script, script.getSha1(), script.getScriptAsString(),
 				List.class.isAssignableFrom(type) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER);
 	}
@@ -109,12 +112,22 @@ final class RedisScripts {
 	}
 
 	/**
-	 * The one-line {@code shared.lua}, read before the first script is built (a holder class, as the script fields
-	 * above are initialised in order).
+	 * The one-line {@code shared.lua} and the names of its functions, read before the first script is built (a holder
+	 * class, as the script fields above are initialised in order).
 	 */
 	private static final class Prelude {
 
 		static final String TEXT = sharedPrelude(read("shared.lua"));
+
+		private static final List<String> CALLS = Pattern.compile("local function (\\w+)\\(")
+			.matcher(TEXT)
+			.results()
+			.map(match -> match.group(1) + "(")
+			.toList();
+
+		static boolean usedBy(String script) {
+			return CALLS.stream().anyMatch(script::contains);
+		}
 
 	}
 

@@ -1,5 +1,6 @@
--- Functions shared by the scripts. Redis scripts cannot call each other, so RedisScripts puts this file in front of
--- every script when it loads them, joined into ONE line (a script's line N is reported by Redis as line N + 1).
+-- Functions shared by the scripts. Redis scripts cannot call each other, so RedisScripts puts this file, joined into
+-- ONE line, in front of each script that calls one of these functions (Redis reports such a script's line N as
+-- line N + 1).
 -- Rules for this file, as it becomes one line: every statement ends with 'end' or a closing bracket, and comments
 -- stand only on lines of their own (those lines are dropped).
 -- A shared lock is a sorted set of holders scored by expiry ('inf' for a holder without expiry). The set lives exactly
