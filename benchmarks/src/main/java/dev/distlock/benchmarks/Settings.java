@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
  * @param window the measurement window of each throughput and contention figure ({@code -Dbench.window=3s})
  * @param warmup the uncontended warm-up before an arm's first figure ({@code -Dbench.warmup=3s})
  * @param contentionWarmup the contended warm-up of each contention figure, same clients and key, figures dropped
- * ({@code -Dbench.contentionWarmup=1s})
+ * ({@code -Dbench.contentionWarmup=5s})
  * @param contenders the numbers of independent clients on one key ({@code -Dbench.contenders=2,8,32})
  * @param heldLocks how many locks the memory figure holds at once ({@code -Dbench.heldLocks=2000})
  * @param commandCycles how many cycles the command count runs ({@code -Dbench.commandCycles=1000})
@@ -27,7 +27,7 @@ public record Settings(Duration window, Duration warmup, Duration contentionWarm
 	 */
 	public static Settings fromSystemProperties() {
 		return new Settings(duration("bench.window", "3s"), duration("bench.warmup", "3s"),
-				duration("bench.contentionWarmup", "1s"),
+				duration("bench.contentionWarmup", "5s"),
 				Arrays.stream(System.getProperty("bench.contenders", "2,8,32").split(","))
 					.map(String::trim)
 					.map(Integer::valueOf)
