@@ -8,13 +8,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockMode;
@@ -24,7 +22,7 @@ import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.Acquisition;
-import dev.distlock.redis.testsupport.RedisServerProcess;
+import dev.distlock.redis.testsupport.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,26 +36,10 @@ class RedisHandOffTest {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private static RedisServerProcess server;
-
-	private static StringRedisTemplate redis;
-
-	private static LettuceConnectionFactory adminFactory;
+	@RegisterExtension
+	static final RedisServerExtension server = new RedisServerExtension();
 
 	private final List<AutoCloseable> clients = new ArrayList<>();
-
-	@BeforeAll
-	static void startServer() {
-		server = RedisServerProcess.startOnFreePort();
-		adminFactory = server.connectionFactory();
-		redis = new StringRedisTemplate(adminFactory);
-	}
-
-	@AfterAll
-	static void stopServer() {
-		adminFactory.destroy();
-		server.close();
-	}
 
 	@AfterEach
 	void closeClients() throws Exception {
@@ -88,9 +70,9 @@ class RedisHandOffTest {
 		assertThat(tokens.get(0)).isGreaterThan(held.fencingToken());
 		assertThat(tokens.get(1)).isGreaterThan(tokens.get(0));
 		// Nobody waits any more: the queue and its entries are gone, and no lock is left.
-		assertThat(redis.hasKey("distlock:{fifo}:queue")).isFalse();
-		assertThat(redis.hasKey("distlock:{fifo}:waiters")).isFalse();
-		assertThat(redis.hasKey("distlock:{fifo}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{fifo}:queue")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{fifo}:waiters")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{fifo}")).isFalse();
 	}
 
 	@Test
@@ -111,11 +93,11 @@ class RedisHandOffTest {
 
 			assertThat(evalshaAfter).isEqualTo(evalshaBefore);
 			assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
-			assertThat(redis.opsForValue().get("distlock:{direct}")).isEqualTo("waiter");
-			assertThat(redis.opsForHash().get("distlock:{direct}:fence", "owner")).isEqualTo("hand-off-test");
+			assertThat(server.redis().opsForValue().get("distlock:{direct}")).isEqualTo("waiter");
+			assertThat(server.redis().opsForHash().get("distlock:{direct}:fence", "owner")).isEqualTo("hand-off-test");
 			assertThat(taken.release()).isTrue();
 		}
-		assertThat(redis.hasKey("distlock:{direct}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{direct}")).isFalse();
 	}
 
 	@Test
@@ -131,16 +113,16 @@ class RedisHandOffTest {
 		try (Acquisition patientWait = patient.begin(waiting)) {
 			assertThat(patientWait.tryOnce()).isEmpty();
 			assertThat(held.release()).isTrue();
-			assertThat(redis.opsForValue().get("distlock:{quit}")).isEqualTo("quitter");
+			assertThat(server.redis().opsForValue().get("distlock:{quit}")).isEqualTo("quitter");
 
 			quitterWait.close(); // gives up without taking the grant: the withdrawal passes the lock on
 
-			assertThat(redis.opsForValue().get("distlock:{quit}")).isEqualTo("patient");
+			assertThat(server.redis().opsForValue().get("distlock:{quit}")).isEqualTo("patient");
 			Lease taken = patientWait.tryOnce().orElseThrow().lease();
 			assertThat(taken.release()).isTrue();
 		}
-		assertThat(redis.hasKey("distlock:{quit}")).isFalse();
-		assertThat(redis.hasKey("distlock:{quit}:queue")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{quit}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{quit}:queue")).isFalse();
 	}
 
 	@Test
@@ -148,15 +130,17 @@ class RedisHandOffTest {
 		RedisLockProvider holder = provider();
 		Lease held = holder.tryAcquire(request("stale", "holder")).orElseThrow();
 		// A waiter that died long ago: its entry's deadline (server ms) is in the past.
-		redis.opsForZSet().add("distlock:{stale}:queue", "ghost", 1);
-		redis.opsForHash().put("distlock:{stale}:waiters", "ghost", "[\"1\",\"0\",\"30000\",\"ghost\",\"nowhere\",\"distlock:grants:ghost\"]");
-		redis.opsForValue().set("distlock:{stale}:waiting", "1"); // its refused attempt marked the lock as waited for
+		server.redis().opsForZSet().add("distlock:{stale}:queue", "ghost", 1);
+		server.redis().opsForHash().put("distlock:{stale}:waiters", "ghost",
+				"[\"1\",\"0\",\"30000\",\"ghost\",\"nowhere\",\"distlock:grants:ghost\"]");
+		// Its refused attempt marked the lock as waited for.
+		server.redis().opsForValue().set("distlock:{stale}:waiting", "1");
 
 		assertThat(held.release()).isTrue();
 
-		assertThat(redis.hasKey("distlock:{stale}")).isFalse();
-		assertThat(redis.hasKey("distlock:{stale}:queue")).isFalse();
-		assertThat(redis.hasKey("distlock:{stale}:waiters")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{stale}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{stale}:queue")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{stale}:waiters")).isFalse();
 	}
 
 	@Test
@@ -167,12 +151,12 @@ class RedisHandOffTest {
 		LockRequest quitting = request("leave", "quitter");
 		try (Acquisition acquisition = quitter.begin(quitting)) {
 			assertThat(acquisition.tryOnce()).isEmpty();
-			assertThat(redis.opsForZSet().range("distlock:{leave}:queue", 0, -1)).containsExactly("quitter");
+			assertThat(server.redis().opsForZSet().range("distlock:{leave}:queue", 0, -1)).containsExactly("quitter");
 		}
-		assertThat(redis.opsForZSet().zCard("distlock:{leave}:queue")).isZero();
-		assertThat(redis.opsForValue().get("distlock:{leave}")).isEqualTo("holder");
+		assertThat(server.redis().opsForZSet().zCard("distlock:{leave}:queue")).isZero();
+		assertThat(server.redis().opsForValue().get("distlock:{leave}")).isEqualTo("holder");
 		assertThat(held.release()).isTrue();
-		assertThat(redis.hasKey("distlock:{leave}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{leave}")).isFalse();
 	}
 
 	@Test
@@ -185,7 +169,7 @@ class RedisHandOffTest {
 		try (Acquisition acquisition = other.begin(shared)) {
 			assertThat(acquisition.tryOnce()).isEmpty();
 		}
-		assertThat(redis.hasKey("distlock:{solo}:queue")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{solo}:queue")).isFalse();
 		assertThat(held.release()).isTrue();
 	}
 
@@ -225,7 +209,7 @@ class RedisHandOffTest {
 	private static void awaitQueued(String key, long waiters) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		while (System.nanoTime() < deadline) {
-			Long queued = redis.opsForZSet().zCard("distlock:{" + key + "}:queue");
+			Long queued = server.redis().opsForZSet().zCard("distlock:{" + key + "}:queue");
 			if (queued != null && queued >= waiters) {
 				return;
 			}
@@ -241,7 +225,7 @@ class RedisHandOffTest {
 	}
 
 	private RedisLockProvider provider() {
-		LettuceConnectionFactory factory = server.connectionFactory();
+		LettuceConnectionFactory factory = server.process().connectionFactory();
 		RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
 		clients.add(factory::destroy);
 		clients.add(provider);
@@ -249,7 +233,8 @@ class RedisHandOffTest {
 	}
 
 	private static long evalshaCalls() {
-		Properties info = redis.execute((RedisCallback<Properties>) c -> c.serverCommands().info("commandstats"));
+		Properties info = server.redis()
+			.execute((RedisCallback<Properties>) c -> c.serverCommands().info("commandstats"));
 		String line = info == null ? null : info.getProperty("cmdstat_evalsha");
 		if (line == null) {
 			return 0;

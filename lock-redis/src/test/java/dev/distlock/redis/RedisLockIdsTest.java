@@ -3,20 +3,17 @@ package dev.distlock.redis;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.distlock.core.LockMode;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.redis.testsupport.RedisServerProcess;
+import dev.distlock.redis.testsupport.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,30 +27,14 @@ class RedisLockIdsTest {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private static RedisServerProcess server;
-
-	private static LettuceConnectionFactory factory;
-
-	private static StringRedisTemplate redis;
+	@RegisterExtension
+	static final RedisServerExtension server = new RedisServerExtension();
 
 	private RedisLockProvider provider;
 
-	@BeforeAll
-	static void startServer() {
-		server = RedisServerProcess.startOnFreePort();
-		factory = server.connectionFactory();
-		redis = new StringRedisTemplate(factory);
-	}
-
-	@AfterAll
-	static void stopServer() {
-		factory.destroy();
-		server.close();
-	}
-
 	@BeforeEach
 	void openProvider() {
-		provider = new RedisLockProvider(factory, new RedisLockSettings("ids", true));
+		provider = new RedisLockProvider(server.factory(), new RedisLockSettings("ids", true));
 	}
 
 	@AfterEach
@@ -64,28 +45,28 @@ class RedisLockIdsTest {
 	@Test
 	void aCrashBetweenTheIndexWriteAndTheGrantLeavesAnEntryThatUnlockAndRenewDrop() {
 		// What the index write leaves when the client dies before the acquire script runs: an entry, no lock.
-		redis.opsForZSet().add("ids:id:{job-1}", "lost-token orphan", 1);
-		redis.opsForZSet().add("ids:id:{job-2}", "lost-token orphan", 1);
+		server.redis().opsForZSet().add("ids:id:{job-1}", "lost-token orphan", 1);
+		server.redis().opsForZSet().add("ids:id:{job-2}", "lost-token orphan", 1);
 
 		assertThat(provider.unlock("job-1")).isEmpty();
-		assertThat(redis.hasKey("ids:id:{job-1}")).isFalse();
+		assertThat(server.redis().hasKey("ids:id:{job-1}")).isFalse();
 		assertThat(provider.renew("job-2", LEASE).renewed()).isEmpty();
 		assertThat(provider.renew("job-2", LEASE).expired()).isEmpty();
-		assertThat(redis.hasKey("ids:id:{job-2}")).isFalse();
+		assertThat(server.redis().hasKey("ids:id:{job-2}")).isFalse();
 		assertThat(provider.isLocked("orphan")).isFalse();
 	}
 
 	@Test
 	void aLockWithAnIdIsIndexedBeforeItsGrantAndItsReleaseByHandleLeavesNoRecordOrEntry() {
 		Lease lease = provider.tryAcquire(request("indexed", "t-1", LockMode.EXCLUSIVE, "job")).orElseThrow();
-		assertThat(redis.opsForZSet().range("ids:id:{job}", 0, -1)).containsExactly("t-1 indexed");
-		assertThat(redis.opsForHash().keys("ids:{indexed}:ids")).containsExactly("t-1");
-		assertThat(redis.getExpire("ids:id:{job}")).isPositive();
+		assertThat(server.redis().opsForZSet().range("ids:id:{job}", 0, -1)).containsExactly("t-1 indexed");
+		assertThat(server.redis().opsForHash().keys("ids:{indexed}:ids")).containsExactly("t-1");
+		assertThat(server.redis().getExpire("ids:id:{job}")).isPositive();
 
 		assertThat(lease.release()).isTrue();
-		assertThat(redis.hasKey("ids:{indexed}")).isFalse();
-		assertThat(redis.hasKey("ids:{indexed}:ids")).isFalse();
-		assertThat(redis.hasKey("ids:id:{job}")).isFalse();
+		assertThat(server.redis().hasKey("ids:{indexed}")).isFalse();
+		assertThat(server.redis().hasKey("ids:{indexed}:ids")).isFalse();
+		assertThat(server.redis().hasKey("ids:id:{job}")).isFalse();
 	}
 
 	@Test
@@ -103,16 +84,16 @@ class RedisLockIdsTest {
 	@Test
 	void aPlainLockWritesNoIdKeysAndALockWithoutExpiryHasNoTtl() {
 		Lease plain = provider.tryAcquire(request("plain", "t-p", LockMode.EXCLUSIVE, null)).orElseThrow();
-		assertThat(redis.hasKey("ids:{plain}:ids")).isFalse();
-		assertThat(redis.keys("ids:id:*")).isEmpty();
+		assertThat(server.redis().hasKey("ids:{plain}:ids")).isFalse();
+		assertThat(server.redis().keys("ids:id:*")).isEmpty();
 
 		LockRequest forever = new LockRequest("forever", "t-f", Duration.ofMillis(300), LockMode.SHARED, 3, OWNER,
 				null, true);
 		Lease kept = provider.tryAcquire(forever).orElseThrow();
-		assertThat(redis.getExpire("ids:{forever}")).isEqualTo(-1L);
-		assertThat(redis.opsForZSet().score("ids:{forever}", "t-f")).isEqualTo(Double.POSITIVE_INFINITY);
+		assertThat(server.redis().getExpire("ids:{forever}")).isEqualTo(-1L);
+		assertThat(server.redis().opsForZSet().score("ids:{forever}", "t-f")).isEqualTo(Double.POSITIVE_INFINITY);
 		assertThat(kept.release()).isTrue();
-		assertThat(redis.hasKey("ids:{forever}")).isFalse();
+		assertThat(server.redis().hasKey("ids:{forever}")).isFalse();
 		assertThat(plain.release()).isTrue();
 	}
 

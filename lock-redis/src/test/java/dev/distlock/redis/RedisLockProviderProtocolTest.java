@@ -13,14 +13,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockMode;
@@ -29,7 +26,7 @@ import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.redis.testsupport.RedisServerProcess;
+import dev.distlock.redis.testsupport.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -42,30 +39,14 @@ class RedisLockProviderProtocolTest {
 
 	private static final OwnerDetails OWNER = new OwnerDetails("protocol-test", "test-host");
 
-	private static RedisServerProcess server;
-
-	private static LettuceConnectionFactory factory;
-
-	private static StringRedisTemplate redis;
+	@RegisterExtension
+	static final RedisServerExtension server = new RedisServerExtension();
 
 	private RedisLockProvider provider;
 
-	@BeforeAll
-	static void startServer() {
-		server = RedisServerProcess.startOnFreePort();
-		factory = server.connectionFactory();
-		redis = new StringRedisTemplate(factory);
-	}
-
-	@AfterAll
-	static void stopServer() {
-		factory.destroy();
-		server.close();
-	}
-
 	@BeforeEach
 	void createProvider() {
-		provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
+		provider = new RedisLockProvider(server.factory(), RedisLockSettings.defaults());
 	}
 
 	@AfterEach
@@ -94,22 +75,22 @@ class RedisLockProviderProtocolTest {
 		Lease held = provider.tryAcquire(request("marked", "holder")).orElseThrow();
 		try (var waiter = provider.begin(request("marked", "waiter"))) {
 			assertThat(waiter.tryOnce()).isEmpty(); // refused: queues and marks the lock as waited for
-			assertThat(redis.hasKey("distlock:{marked}:waiting")).isTrue();
+			assertThat(server.redis().hasKey("distlock:{marked}:waiting")).isTrue();
 			Map<String, Long> before = commandStats();
 			assertThat(held.release()).isTrue();
 			Map<String, Long> delta = delta(before, commandStats());
 			// The mark went with the lock, so the release looked at the queue and handed the lock to the waiter.
 			assertThat(delta).containsEntry("zrange", 1L).containsEntry("publish", 1L);
-			assertThat(redis.opsForValue().get("distlock:{marked}")).isEqualTo("waiter");
+			assertThat(server.redis().opsForValue().get("distlock:{marked}")).isEqualTo("waiter");
 			waiter.tryOnce().orElseThrow().lease().release();
 		}
-		assertThat(redis.hasKey("distlock:{marked}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{marked}")).isFalse();
 	}
 
 	@Test
 	void aFullNoevictionRedisRefusesAcquiresAsStoreErrorsButStillReleasesAndExtends() {
 		Lease held = provider.tryAcquire(request("full", "holder")).orElseThrow();
-		redis.execute((RedisCallback<Object>) c -> {
+		server.redis().execute((RedisCallback<Object>) c -> {
 			c.serverCommands().setConfig("maxmemory-policy", "noeviction");
 			c.serverCommands().setConfig("maxmemory", "1");
 			return null;
@@ -122,13 +103,13 @@ class RedisLockProviderProtocolTest {
 			assertThat(held.release()).isTrue();
 		}
 		finally {
-			redis.execute((RedisCallback<Object>) c -> {
+			server.redis().execute((RedisCallback<Object>) c -> {
 				c.serverCommands().setConfig("maxmemory", "0");
 				return null;
 			});
 		}
-		assertThat(redis.hasKey("distlock:{full}")).isFalse();
-		assertThat(redis.hasKey("distlock:{full-other}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{full}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{full-other}")).isFalse();
 	}
 
 	@Test
@@ -145,24 +126,24 @@ class RedisLockProviderProtocolTest {
 		// Fresh keys: each token is the server's TIME in microseconds, read once by the script.
 		assertThat(leases.get(0).fencingToken()).isGreaterThanOrEqualTo(micros)
 			.isEqualTo(leases.get(1).fencingToken());
-		assertThat(redis.opsForValue().get("distlock:{order{42}:a}")).isEqualTo("g");
+		assertThat(server.redis().opsForValue().get("distlock:{order{42}:a}")).isEqualTo("g");
 		leases.forEach(Lease::release);
 	}
 
 	@Test
 	void keysUseHashTagsAndTheFenceHashOutlivesTheLockByTheRetention() {
 		Lease lease = provider.tryAcquire(request("layout", "token-1")).orElseThrow();
-		assertThat(redis.opsForValue().get("distlock:{layout}")).isEqualTo("token-1");
-		assertThat(redis.<String, String>opsForHash().entries("distlock:{layout}:fence"))
+		assertThat(server.redis().opsForValue().get("distlock:{layout}")).isEqualTo("token-1");
+		assertThat(server.redis().<String, String>opsForHash().entries("distlock:{layout}:fence"))
 			.containsEntry("n", String.valueOf(lease.fencingToken()))
 			.containsEntry("owner", "protocol-test")
 			.containsEntry("host", "test-host")
 			.containsEntry("mode", "x")
 			.containsKey("at");
 		assertThat(lease.release()).isTrue();
-		assertThat(redis.hasKey("distlock:{layout}")).isFalse();
+		assertThat(server.redis().hasKey("distlock:{layout}")).isFalse();
 		// The fence hash outlives the lock by the retention (a day by default), then goes.
-		assertThat(redis.getExpire("distlock:{layout}:fence")).isPositive()
+		assertThat(server.redis().getExpire("distlock:{layout}:fence")).isPositive()
 			.isLessThanOrEqualTo(RedisLockSettings.DEFAULT_FENCE_RETENTION.toSeconds());
 		assertThat(provider.tryAcquire(request("layout", "token-2")).orElseThrow().fencingToken())
 			.isGreaterThan(lease.fencingToken());
@@ -175,10 +156,11 @@ class RedisLockProviderProtocolTest {
 		assertThat(first).isBetween(micros, micros + 60_000_000L);
 		// A counter ahead of the clock (tokens issued faster than one per microsecond) keeps counting by one.
 		long ahead = first + 3_600_000_000L;
-		redis.opsForHash().put("distlock:{fence-floor}:fence", "n", String.valueOf(ahead));
-		redis.delete("distlock:{fence-floor}");
+		server.redis().opsForHash().put("distlock:{fence-floor}:fence", "n", String.valueOf(ahead));
+		server.redis().delete("distlock:{fence-floor}");
 		assertThat(provider.tryAcquire(request("fence-floor", "t2")).orElseThrow().fencingToken()).isEqualTo(ahead + 1);
-		assertThat(redis.opsForHash().get("distlock:{fence-floor}:fence", "n")).isEqualTo(String.valueOf(ahead + 1));
+		assertThat(server.redis().opsForHash().get("distlock:{fence-floor}:fence", "n"))
+			.isEqualTo(String.valueOf(ahead + 1));
 	}
 
 	@Test
@@ -186,11 +168,11 @@ class RedisLockProviderProtocolTest {
 		provider.tryAcquire(new LockRequest("clock", "s1", Duration.ofSeconds(10), LockMode.SHARED, 2, OWNER))
 			.orElseThrow();
 		long serverNow = serverMillis();
-		Double score = redis.opsForZSet().score("distlock:{clock}", "s1");
+		Double score = server.redis().opsForZSet().score("distlock:{clock}", "s1");
 		assertThat(score).isNotNull();
 		assertThat(score.longValue() - serverNow).isBetween(9_000L, 10_000L);
 		// The set lives exactly as long as its longest-lived holder, by the server's clock.
-		assertThat(redis.getExpire("distlock:{clock}", TimeUnit.MILLISECONDS)).isBetween(9_000L, 10_000L);
+		assertThat(server.redis().getExpire("distlock:{clock}", TimeUnit.MILLISECONDS)).isBetween(9_000L, 10_000L);
 	}
 
 	@Test
@@ -269,19 +251,20 @@ class RedisLockProviderProtocolTest {
 	}
 
 	private static List<String> channels() {
-		// Spring's raw execute flattens array replies, so ask through the factory's own Lettuce client.
-		RedisClient client = (RedisClient) factory.getRequiredNativeClient();
+		// Spring's raw execute flattens array replies, so ask through the server.factory()'s own Lettuce client.
+		RedisClient client = (RedisClient) server.factory().getRequiredNativeClient();
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
 			return connection.sync().pubsubChannels();
 		}
 	}
 
 	private static long serverMillis() {
-		return redis.execute((RedisCallback<Long>) c -> c.serverCommands().time(TimeUnit.MILLISECONDS));
+		return server.redis().execute((RedisCallback<Long>) c -> c.serverCommands().time(TimeUnit.MILLISECONDS));
 	}
 
 	static Map<String, Long> commandStats() {
-		Properties info = redis.execute((RedisCallback<Properties>) c -> c.serverCommands().info("commandstats"));
+		Properties info = server.redis()
+			.execute((RedisCallback<Properties>) c -> c.serverCommands().info("commandstats"));
 		Map<String, Long> calls = new TreeMap<>();
 		info.forEach((name, value) -> {
 			String stat = String.valueOf(name);

@@ -8,14 +8,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.core.LockMode;
 import dev.distlock.core.OwnerDetails;
@@ -23,7 +20,7 @@ import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.StatusQuery;
-import dev.distlock.redis.testsupport.RedisServerProcess;
+import dev.distlock.redis.testsupport.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,36 +34,20 @@ class RedisLockStatusTest {
 
 	private static final Duration LEASE = Duration.ofSeconds(60);
 
-	private static RedisServerProcess server;
-
-	private static LettuceConnectionFactory factory;
-
-	private static StringRedisTemplate redis;
+	@RegisterExtension
+	static final RedisServerExtension server = new RedisServerExtension(Duration.ofSeconds(5));
 
 	private RedisLockProvider provider;
 
 	private final List<Lease> held = new ArrayList<>();
 
-	@BeforeAll
-	static void startServer() {
-		server = RedisServerProcess.startOnFreePort();
-		factory = server.connectionFactory(Duration.ofSeconds(5));
-		redis = new StringRedisTemplate(factory);
-	}
-
-	@AfterAll
-	static void stopServer() {
-		factory.destroy();
-		server.close();
-	}
-
 	@BeforeEach
 	void emptyServer() {
-		redis.execute((RedisCallback<Void>) connection -> {
+		server.redis().execute((RedisCallback<Void>) connection -> {
 			connection.serverCommands().flushAll();
 			return null;
 		});
-		provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
+		provider = new RedisLockProvider(server.factory(), RedisLockSettings.defaults());
 	}
 
 	@AfterEach
@@ -148,11 +129,11 @@ class RedisLockStatusTest {
 		provider.tryAcquire(new LockRequest("readers", "r1", LEASE, LockMode.SHARED, 3, OWNER)).ifPresent(held::add);
 		// A shared set whose only place expired while the set itself still lives (as a set does for the instant
 		// between its last holder's expiry and its own): the one thing Redis keeps of an expired lock.
-		redis.opsForZSet().add("distlock:{stale}", "gone-token", 1_000);
-		redis.expire("distlock:{stale}", Duration.ofSeconds(60));
-		redis.opsForHash().putAll("distlock:{stale}:fence", Map.of("n", "7", "owner", "old", "mode", "s"));
+		server.redis().opsForZSet().add("distlock:{stale}", "gone-token", 1_000);
+		server.redis().expire("distlock:{stale}", Duration.ofSeconds(60));
+		server.redis().opsForHash().putAll("distlock:{stale}:fence", Map.of("n", "7", "owner", "old", "mode", "s"));
 		// Not a lock: another type under a lock-shaped name.
-		redis.opsForHash().put("distlock:{not-a-lock}", "f", "v");
+		server.redis().opsForHash().put("distlock:{not-a-lock}", "f", "v");
 
 		assertThat(provider.status(StatusQuery.all())).extracting(LockInfo::key)
 			.containsExactly("live", "readers", "stale");
@@ -172,7 +153,7 @@ class RedisLockStatusTest {
 	void aScriptCacheFlushIsRecoveredWithEval() {
 		hold("a");
 		provider.status(StatusQuery.held());
-		redis.execute((RedisCallback<Void>) connection -> {
+		server.redis().execute((RedisCallback<Void>) connection -> {
 			connection.scriptingCommands().scriptFlush();
 			return null;
 		});
@@ -196,7 +177,7 @@ class RedisLockStatusTest {
 				.orElseThrow()
 				.release();
 		}
-		redis.executePipelined((RedisCallback<Object>) connection -> {
+		server.redis().executePipelined((RedisCallback<Object>) connection -> {
 			for (int i = 10; i < count; i++) {
 				byte[] fence = ("distlock:{" + prefix + i + "}:fence").getBytes(StandardCharsets.UTF_8);
 				connection.hashCommands()
@@ -206,13 +187,14 @@ class RedisLockStatusTest {
 			}
 			return null;
 		});
-		assertThat(redis.execute((RedisCallback<Long>) connection -> connection.serverCommands().dbSize()))
+		assertThat(server.redis().execute((RedisCallback<Long>) connection -> connection.serverCommands().dbSize()))
 			.isGreaterThanOrEqualTo(count);
 	}
 
 	/** Calls per command since the server started (INFO commandstats), the INFO itself excluded. */
 	private static Map<String, Long> commandStats() {
-		Properties info = redis.execute((RedisCallback<Properties>) c -> c.serverCommands().info("commandstats"));
+		Properties info = server.redis()
+			.execute((RedisCallback<Properties>) c -> c.serverCommands().info("commandstats"));
 		Map<String, Long> calls = new TreeMap<>();
 		info.forEach((name, value) -> {
 			String stat = String.valueOf(name);

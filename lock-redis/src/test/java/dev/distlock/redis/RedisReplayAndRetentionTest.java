@@ -3,19 +3,16 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.Set;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.distlock.core.LockMode;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.redis.testsupport.RedisServerProcess;
+import dev.distlock.redis.testsupport.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,26 +27,10 @@ class RedisReplayAndRetentionTest {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private static RedisServerProcess server;
-
-	private static LettuceConnectionFactory factory;
-
-	private static StringRedisTemplate redis;
+	@RegisterExtension
+	static final RedisServerExtension server = new RedisServerExtension();
 
 	private RedisLockProvider provider;
-
-	@BeforeAll
-	static void startServer() {
-		server = RedisServerProcess.startOnFreePort();
-		factory = server.connectionFactory();
-		redis = new StringRedisTemplate(factory);
-	}
-
-	@AfterAll
-	static void stopServer() {
-		factory.destroy();
-		server.close();
-	}
 
 	@AfterEach
 	void closeProvider() {
@@ -60,45 +41,46 @@ class RedisReplayAndRetentionTest {
 
 	@Test
 	void anAcquireRunTwiceWithOneTokenAnswersYoursWithTheSameFencingToken() {
-		provider = new RedisLockProvider(factory, new RedisLockSettings("replay", true));
+		provider = new RedisLockProvider(server.factory(), new RedisLockSettings("replay", true));
 		LockRequest request = request("twice", "token-1", LockMode.EXCLUSIVE);
 		Lease first = provider.tryAcquire(request).orElseThrow();
 		Lease replayed = provider.tryAcquire(request).orElseThrow();
 		assertThat(replayed.fencingToken()).isEqualTo(first.fencingToken());
 		assertThat(provider.tryAcquire(request("twice", "token-2", LockMode.EXCLUSIVE))).isEmpty();
 		assertThat(first.release()).isTrue();
-		assertThat(redis.hasKey("replay:{twice}")).isFalse();
+		assertThat(server.redis().hasKey("replay:{twice}")).isFalse();
 	}
 
 	@Test
 	void aSharedAcquireRunTwiceTakesOnePlaceNotTwo() {
-		provider = new RedisLockProvider(factory, new RedisLockSettings("replay", true));
+		provider = new RedisLockProvider(server.factory(), new RedisLockSettings("replay", true));
 		LockRequest request = new LockRequest("shared-twice", "s-1", LEASE, LockMode.SHARED, 2, OWNER);
 		provider.tryAcquire(request).orElseThrow();
 		provider.tryAcquire(request).orElseThrow();
-		assertThat(redis.opsForZSet().zCard("replay:{shared-twice}")).isEqualTo(1L);
+		assertThat(server.redis().opsForZSet().zCard("replay:{shared-twice}")).isEqualTo(1L);
 		assertThat(provider.tryAcquire(new LockRequest("shared-twice", "s-2", LEASE, LockMode.SHARED, 2, OWNER)))
 			.isPresent();
 	}
 
 	@Test
 	void aReleaseRunTwiceAnswersReleasedBothTimesAndLeavesTheNextHolderAlone() throws Exception {
-		provider = new RedisLockProvider(factory, new RedisLockSettings("replay", true));
+		provider = new RedisLockProvider(server.factory(), new RedisLockSettings("replay", true));
 		Lease holder = provider.tryAcquire(request("release-twice", "holder", LockMode.EXCLUSIVE)).orElseThrow();
 		try (Acquisition waiter = provider.begin(request("release-twice", "waiter", LockMode.EXCLUSIVE))) {
 			assertThat(waiter.tryOnce()).isEmpty(); // queues
 			assertThat(holder.release()).isTrue(); // hands over to the waiter
 			assertThat(holder.release()).isTrue(); // the replay: reported released, changes nothing
-			assertThat(redis.opsForValue().get("replay:{release-twice}")).isEqualTo("waiter");
+			assertThat(server.redis().opsForValue().get("replay:{release-twice}")).isEqualTo("waiter");
 			Lease taken = waiter.tryOnce().orElseThrow().lease();
 			assertThat(taken.release()).isTrue();
 		}
-		assertThat(redis.hasKey("replay:{release-twice}")).isFalse();
+		assertThat(server.redis().hasKey("replay:{release-twice}")).isFalse();
 	}
 
 	@Test
 	void keysLockedOnceLeaveNothingBehindAfterTheFenceRetention() throws Exception {
-		provider = new RedisLockProvider(factory, new RedisLockSettings("retained", true, Duration.ofSeconds(1)));
+		provider = new RedisLockProvider(server.factory(),
+				new RedisLockSettings("retained", true, Duration.ofSeconds(1)));
 		for (int i = 0; i < 200; i++) {
 			LockRequest request = request("order:" + i, "t" + i, LockMode.EXCLUSIVE, Duration.ofMillis(500));
 			assertThat(provider.tryAcquire(request).orElseThrow().release()).isTrue();
@@ -115,32 +97,34 @@ class RedisReplayAndRetentionTest {
 
 	@Test
 	void fencingTokensOfOneKeyStillIncreaseAcrossTheFenceExpiry() throws Exception {
-		provider = new RedisLockProvider(factory, new RedisLockSettings("expiring", true, Duration.ofSeconds(1)));
+		provider = new RedisLockProvider(server.factory(),
+				new RedisLockSettings("expiring", true, Duration.ofSeconds(1)));
 		Lease first = provider.tryAcquire(request("k", "t1", LockMode.EXCLUSIVE, Duration.ofMillis(200)))
 			.orElseThrow();
 		assertThat(first.release()).isTrue();
 		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (Boolean.TRUE.equals(redis.hasKey("expiring:{k}:fence")) && System.nanoTime() < deadline) {
+		while (Boolean.TRUE.equals(server.redis().hasKey("expiring:{k}:fence")) && System.nanoTime() < deadline) {
 			Thread.sleep(50);
 		}
-		assertThat(redis.hasKey("expiring:{k}:fence")).isFalse();
+		assertThat(server.redis().hasKey("expiring:{k}:fence")).isFalse();
 		Lease second = provider.tryAcquire(request("k", "t2", LockMode.EXCLUSIVE)).orElseThrow();
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
-		assertThat(redis.getExpire("expiring:{k}:fence")).isPositive();
+		assertThat(server.redis().getExpire("expiring:{k}:fence")).isPositive();
 		second.release();
 	}
 
 	@Test
 	void aFenceNeverExpiresBeforeTheLeaseItServes() {
-		provider = new RedisLockProvider(factory, new RedisLockSettings("long-lease", true, Duration.ofSeconds(1)));
+		provider = new RedisLockProvider(server.factory(),
+				new RedisLockSettings("long-lease", true, Duration.ofSeconds(1)));
 		Lease lease = provider.tryAcquire(request("k", "t", LockMode.EXCLUSIVE, Duration.ofMinutes(10)))
 			.orElseThrow();
-		assertThat(redis.getExpire("long-lease:{k}:fence")).isGreaterThan(Duration.ofMinutes(9).toSeconds());
+		assertThat(server.redis().getExpire("long-lease:{k}:fence")).isGreaterThan(Duration.ofMinutes(9).toSeconds());
 		lease.release();
 	}
 
 	private static Set<String> keys(String pattern) {
-		return redis.keys(pattern);
+		return server.redis().keys(pattern);
 	}
 
 	private static LockRequest request(String key, String token, LockMode mode) {
