@@ -12,8 +12,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
@@ -25,11 +23,9 @@ import dev.distlock.core.LockMode;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockStoreException;
-import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.mongo.testsupport.MongoTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,38 +35,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * mongo-java-server in-process, or a real one named by {@code MONGODB_URI}. Each test gets its own server instance
  * (on a real server: its own database, dropped afterwards).
  */
-abstract class AbstractMongoLockProviderFailureTest {
+abstract class AbstractMongoLockProviderFailureTest extends AbstractMongoServerTest {
 
 	protected static final OwnerDetails OWNER = new OwnerDetails("failure-test", "test-host");
 
-	protected MongoTestServer server;
-
-	protected MongoLockProvider provider;
-
-	protected LockTemplate template;
-
-	/**
-	 * Starts or connects to the server one test runs against.
-	 */
-	protected abstract MongoTestServer startServer();
-
-	@BeforeEach
-	void start() {
-		server = startServer();
-		provider = new MongoLockProvider(server.template(), MongoLockSettings.defaults());
-		provider.start();
-		template = LockTemplate.builder(provider).owner(OWNER).build();
-	}
-
-	@AfterEach
-	void stop() {
-		try {
-			template.close();
-			provider.close();
-		}
-		finally {
-			server.close();
-		}
+	@Override
+	protected OwnerDetails owner() {
+		return OWNER;
 	}
 
 	protected static LockRequest request(String key, Duration lease, LockMode mode) {

@@ -6,7 +6,6 @@ import java.util.UUID;
 
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.distlock.core.InvalidLockOptionException;
@@ -18,7 +17,6 @@ import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.mongo.testsupport.MongoTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * around releases, and the same owner token sent twice. Subclasses supply the server: mongo-java-server in-process,
  * or a real one named by {@code MONGODB_URI}. Every test asserts what the store holds afterwards.
  */
-abstract class AbstractMongoProviderSeamsTest {
+abstract class AbstractMongoProviderSeamsTest extends AbstractMongoServerTest {
 
 	protected static final OwnerDetails OWNER = new OwnerDetails("seams-test", "test-host");
 
@@ -37,35 +35,14 @@ abstract class AbstractMongoProviderSeamsTest {
 	private static final Duration[] HUGE = { Duration.ofMillis(Long.MAX_VALUE), Duration.ofSeconds(Long.MAX_VALUE),
 			Duration.ofDays(366) };
 
-	protected MongoTestServer server;
-
-	protected MongoLockProvider provider;
-
-	protected LockTemplate template;
-
-	/**
-	 * Starts or connects to the server one test runs against.
-	 */
-	protected abstract MongoTestServer startServer();
-
-	@BeforeEach
-	void start() {
-		server = startServer();
-		provider = new MongoLockProvider(server.template(), MongoLockSettings.defaults());
-		provider.start();
-		template = LockTemplate.builder(provider).owner(OWNER).build();
+	@Override
+	protected OwnerDetails owner() {
+		return OWNER;
 	}
 
 	@AfterEach
-	void stop() {
-		Thread.interrupted(); // never leak a flag into the next test
-		try {
-			template.close();
-			provider.close();
-		}
-		finally {
-			server.close();
-		}
+	void clearInterrupt() {
+		Thread.interrupted(); // never leak a flag into the next test; runs before the base class closes everything
 	}
 
 	protected static LockRequest request(String key, String token, Duration lease, LockMode mode, int maxConcurrent) {
