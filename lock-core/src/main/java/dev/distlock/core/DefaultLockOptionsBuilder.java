@@ -58,6 +58,8 @@ final class DefaultLockOptionsBuilder implements LockOptions.Builder {
 	@Override
 	public LockOptions.Builder timeout(Duration timeout) {
 		this.timeout = timeout;
+		// A lease set on options without expiry would otherwise be silently ignored: asking for one means expiring.
+		this.expires = true;
 		return this;
 	}
 

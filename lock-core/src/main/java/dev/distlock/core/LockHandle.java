@@ -73,8 +73,10 @@ public interface LockHandle extends AutoCloseable {
 	void assertHeld();
 
 	/**
-	 * Sets the lease to {@code lease} from now.
-	 * @throws LockExtendException if the handle is invalid or the store no longer holds the lock for this token
+	 * Sets the lease to {@code lease} from now. A lock taken without expiry refuses: give it a lease explicitly with
+	 * {@link LockTemplate#renew(String, Duration)}.
+	 * @throws LockExtendException if the handle is invalid, its lock has no expiry, or the store no longer holds the
+	 * lock for this token
 	 */
 	void extend(Duration lease);
 

@@ -28,25 +28,37 @@ public final class LockKeys {
 			throw new InvalidLockKeyException(key.substring(0, 64) + "...",
 					"Lock key is " + key.length() + " characters long; the limit is " + MAX_LENGTH);
 		}
-		for (int i = 0; i < key.length(); i++) {
-			char c = key.charAt(i);
+		String malformed = malformed(key);
+		if (malformed != null) {
+			throw new InvalidLockKeyException(key, "Lock key must " + malformed);
+		}
+		return key;
+	}
+
+	/**
+	 * What is wrong with the characters of a key, lock ID or owner name, as the end of a sentence starting "must",
+	 * or null when they are fine: no control characters, and well-formed UTF-16.
+	 */
+	static @Nullable String malformed(String text) {
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
 			if (Character.isISOControl(c)) {
-				throw new InvalidLockKeyException(key,
-						"Lock key must not contain control characters (found U+" + hex(c) + " at index " + i + ")");
+				return "not contain control characters (found U+" + hex(c) + " at index " + i + ")";
 			}
-			// Stores encode keys as UTF-8, where every lone surrogate becomes the same '?' or U+FFFD: two different keys
-			// would name one lock. A high surrogate must be followed by a low one, and a low one preceded by a high one.
-			boolean paired = Character.isHighSurrogate(c) && i + 1 < key.length()
-					&& Character.isLowSurrogate(key.charAt(i + 1));
+			// Stores encode text as UTF-8, where every lone surrogate becomes the same '?' or U+FFFD: two different
+			// values would name one lock, or a stored value would no longer match the one sent to find it. A high
+			// surrogate must be followed by a low one, and a low one preceded by a high one.
+			boolean paired = Character.isHighSurrogate(c) && i + 1 < text.length()
+					&& Character.isLowSurrogate(text.charAt(i + 1));
 			if (paired) {
 				i++;
 			}
 			else if (Character.isSurrogate(c)) {
-				throw new InvalidLockKeyException(key, "Lock key must be well-formed UTF-16 (lone surrogate U+" + hex(c)
-						+ " at index " + i + ", as when a substring cuts an emoji in two)");
+				return "be well-formed UTF-16 (lone surrogate U+" + hex(c) + " at index " + i
+						+ ", as when a substring cuts an emoji in two)";
 			}
 		}
-		return key;
+		return null;
 	}
 
 	private static String hex(char c) {

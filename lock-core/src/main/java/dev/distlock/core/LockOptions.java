@@ -10,11 +10,14 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * How to take a lock: lease, retries, backoff, renewal and mode. Immutable; every value is checked at construction and
  * a bad one throws {@link InvalidLockOptionException} naming it.
  *
- * @param timeout the lease: how long the store keeps the lock without an extend, default 10 s
+ * @param timeout the lease: how long the store keeps the lock without an extend, default 10 s; setting it on a
+ * builder makes the lock expiring again (it clears {@link Builder#noExpiry()})
  * @param retries how many more attempts after the first, default 0
  * @param delay the wait before the first retry, default 50 ms
  * @param backoffMultiplier 1.0 keeps the delay fixed; above 1 grows it by this ratio per retry
- * @param maxDelay the cap on a grown delay, or null for none
+ * @param maxDelay the cap on a grown delay, or null for the default cap, {@link #DEFAULT_MAX_DELAY} (1 s), or
+ * {@code delay} if that is longer: a waiter that sleeps longer than a store keeps its place in the queue would lose
+ * it to newcomers
  * @param maxWait the overall limit on waiting, whatever retries remain, or null for none
  * @param autoRenew whether a watchdog extends the lease every third of it while the lock is held
  * @param onFailure what a guarded call does when the lock cannot be had
@@ -41,6 +44,12 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 
 	/** The longest lease, extension, delay or wait accepted, so that no store's arithmetic on it can overflow. */
 	public static final Duration MAX_DURATION = Duration.ofDays(365);
+
+	/**
+	 * The cap on a grown retry delay when {@code maxDelay} is not set (unless {@code delay} itself is longer): below
+	 * the 2 s for which a store keeps a waiter's place (a waiting mark, a queue entry) without a fresh attempt.
+	 */
+	public static final Duration DEFAULT_MAX_DELAY = Duration.ofSeconds(1);
 
 	/** The largest backoff ratio accepted: beyond it the second retry delay would already dwarf any sensible wait. */
 	public static final double MAX_BACKOFF_MULTIPLIER = 100.0;
@@ -129,8 +138,8 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	}
 
 	/**
-	 * The defaults: 10 s lease, no retries, 50 ms delay, fixed backoff without a cap or an overall wait limit, no
-	 * renewal, exclusive, throw on failure.
+	 * The defaults: 10 s lease, no retries, 50 ms delay, fixed backoff (a grown one is capped at
+	 * {@link #DEFAULT_MAX_DELAY}, 1 s), no overall wait limit, no renewal, exclusive, throw on failure, expiring.
 	 */
 	public static LockOptions defaults() {
 		return DEFAULTS;
@@ -152,13 +161,24 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 
 	/**
 	 * The retry delays as a Spring {@link BackOff}: fixed when the multiplier is 1, exponential above, capped by
-	 * {@code maxDelay}. Attempt counting and the overall wait limit stay with the caller.
+	 * {@link #effectiveMaxDelay()}. Attempt counting and the overall wait limit stay with the caller.
 	 */
 	public BackOff backOff() {
 		ExponentialBackOff backOff = new ExponentialBackOff(delay.toMillis(), backoffMultiplier);
-		backOff.setMaxInterval(maxDelay != null ? maxDelay.toMillis() : Long.MAX_VALUE);
+		backOff.setMaxInterval(effectiveMaxDelay().toMillis());
 		backOff.setMaxElapsedTime(Long.MAX_VALUE);
 		return backOff;
+	}
+
+	/**
+	 * The cap the backoff applies: {@code maxDelay} when set, else {@link #DEFAULT_MAX_DELAY} or {@code delay},
+	 * whichever is longer.
+	 */
+	public Duration effectiveMaxDelay() {
+		if (maxDelay != null) {
+			return maxDelay;
+		}
+		return delay.compareTo(DEFAULT_MAX_DELAY) > 0 ? delay : DEFAULT_MAX_DELAY;
 	}
 
 	/**
@@ -189,7 +209,10 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	 */
 	public interface Builder {
 
-		/** Sets the lease. */
+		/**
+		 * Sets the lease. The lock expires then, also when the builder started from {@link LockOptions#noExpiry()}:
+		 * a lease asked for is a lease kept.
+		 */
 		Builder timeout(Duration timeout);
 
 		/** Sets how many retries follow the first attempt. */
@@ -201,7 +224,7 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		/** Sets the backoff ratio; 1.0 is fixed. */
 		Builder backoffMultiplier(double backoffMultiplier);
 
-		/** Caps the grown delay. */
+		/** Caps the grown delay; null for the default cap ({@link LockOptions#effectiveMaxDelay()}). */
 		Builder maxDelay(@Nullable Duration maxDelay);
 
 		/** Limits the overall wait. */
@@ -234,7 +257,10 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 		/** Sets the owner details stored with the lock. */
 		Builder owner(@Nullable OwnerDetails owner);
 
-		/** Makes the lock never expire (see {@link LockOptions#noExpiry()}); cannot be combined with autoRenew. */
+		/**
+		 * Makes the lock never expire (see {@link LockOptions#noExpiry()}); cannot be combined with autoRenew. A
+		 * {@link #timeout(Duration)} set afterwards makes it expiring again.
+		 */
 		Builder noExpiry();
 
 		/** Validates and builds. */

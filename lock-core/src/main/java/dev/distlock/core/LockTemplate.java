@@ -32,6 +32,11 @@ import dev.distlock.core.spi.StatusQuery;
  */
 public final class LockTemplate implements AutoCloseable {
 
+	/**
+	 * How often, by default, a handle of a lock without expiry checks with the store that it still holds it.
+	 */
+	public static final Duration DEFAULT_HOLDER_CHECK_INTERVAL = Duration.ofSeconds(5);
+
 	private final LockProvider provider;
 
 	private final LockOptions defaults;
@@ -54,7 +59,8 @@ public final class LockTemplate implements AutoCloseable {
 		this.keyPrefix = builder.keyPrefix;
 		this.owner = builder.owner;
 		this.store = new StoreCalls(provider.name());
-		this.handles = new HandleRegistry(builder.listeners, builder.scheduler, store, nanoClock);
+		this.handles = new HandleRegistry(builder.listeners, builder.scheduler, store, nanoClock,
+				builder.holderCheckInterval);
 		this.acquirer = new LockAcquirer(provider, store, handles, nanoClock);
 	}
 
@@ -159,8 +165,8 @@ public final class LockTemplate implements AutoCloseable {
 	 * time with {@link LockGroup#lock}, {@link LockGroup#lockShared} and {@link LockGroup#lockAll}. Every member is
 	 * stored under the ID, so any process can then {@link #unlock(String)} or {@link #renew(String, Duration)} them
 	 * by it. Lock IDs are not prefixed: they name locks across the whole store.
-	 * @throws InvalidLockOptionException naming {@code lockId} if the ID is blank, longer than 200 characters or has
-	 * control characters
+	 * @throws InvalidLockOptionException naming {@code lockId} if the ID is null, blank, longer than 200 characters,
+	 * has control characters or is not well-formed UTF-16 ({@link LockIds})
 	 * @throws UnsupportedOperationException if the provider has no lock IDs
 	 */
 	public LockGroup group(String lockId) {
@@ -368,16 +374,7 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	private static String checkLockId(@Nullable String lockId) {
-		if (lockId == null || lockId.isBlank()) {
-			throw new InvalidLockOptionException("lockId", "must not be blank");
-		}
-		if (lockId.length() > 200) {
-			throw new InvalidLockOptionException("lockId", "must be at most 200 characters, was " + lockId.length());
-		}
-		if (lockId.chars().anyMatch(Character::isISOControl)) {
-			throw new InvalidLockOptionException("lockId", "must not contain control characters");
-		}
-		return lockId;
+		return LockIds.validate(lockId);
 	}
 
 	private String fullKey(@Nullable String key) {
@@ -401,12 +398,22 @@ public final class LockTemplate implements AutoCloseable {
 
 		private @Nullable ScheduledExecutorService scheduler;
 
+		private Duration holderCheckInterval = DEFAULT_HOLDER_CHECK_INTERVAL;
+
 		private Builder(LockProvider provider) {
 			this.provider = provider;
 		}
 
-		/** Sets the options used where none are given. */
+		/**
+		 * Sets the options used where none are given.
+		 * @throws InvalidLockOptionException naming {@code defaults} if they are without expiry: every plain
+		 * {@code acquire} would then take a lock that outlives a crash; ask for {@link LockOptions#noExpiry()} per call
+		 */
 		public Builder defaults(LockOptions defaults) {
+			if (!defaults.expires()) {
+				throw new InvalidLockOptionException("defaults", "must not be without expiry (noExpiry): every plain "
+						+ "acquire would take a lock kept after a crash; pass LockOptions.noExpiry() per call instead");
+			}
 			this.defaults = defaults;
 			return this;
 		}
@@ -432,6 +439,17 @@ public final class LockTemplate implements AutoCloseable {
 		/** Runs renewals on this scheduler instead of the template's own daemon thread. */
 		public Builder scheduler(ScheduledExecutorService scheduler) {
 			this.scheduler = scheduler;
+			return this;
+		}
+
+		/**
+		 * Sets how often a handle of a lock without expiry asks the store whether it still holds it, so that it turns
+		 * lost (and {@link LockHandle#onLost} runs) once its lock was released by lock ID or by force elsewhere;
+		 * default {@link LockTemplate#DEFAULT_HOLDER_CHECK_INTERVAL} (5 s), one read per such lock each time.
+		 * @throws InvalidLockOptionException naming {@code holderCheckInterval} if it is not from 1 ms to 365 days
+		 */
+		public Builder holderCheckInterval(Duration holderCheckInterval) {
+			this.holderCheckInterval = LockOptions.checkDuration("holderCheckInterval", holderCheckInterval);
 			return this;
 		}
 

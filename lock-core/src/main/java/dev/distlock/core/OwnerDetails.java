@@ -14,6 +14,15 @@ public record OwnerDetails(String owner, String host) {
 	private static final String LOCAL_HOST = resolveHost();
 
 	/**
+	 * Checks both names as {@link LockIds} checks lock IDs, so nothing a store cannot give back unchanged is stored.
+	 * @throws InvalidLockOptionException naming {@code owner} or {@code host}
+	 */
+	public OwnerDetails {
+		LockIds.validate("owner", owner);
+		LockIds.validate("host", host);
+	}
+
+	/**
 	 * Details for this JVM under the given owner name.
 	 */
 	public static OwnerDetails of(String owner) {
@@ -29,7 +38,9 @@ public record OwnerDetails(String owner, String host) {
 
 	private static String resolveHost() {
 		try {
-			return InetAddress.getLocalHost().getHostName();
+			String host = InetAddress.getLocalHost().getHostName();
+			return host != null && !host.isBlank() && host.length() <= LockIds.MAX_LENGTH
+					&& LockKeys.malformed(host) == null ? host : "unknown";
 		}
 		catch (UnknownHostException ex) {
 			return "unknown";

@@ -79,6 +79,18 @@ final class MongoLease implements Lease {
 	}
 
 	/**
+	 * {@inheritDoc} One read with the filter of extend and release: the token, and a lease still running on the
+	 * database clock.
+	 */
+	@Override
+	public boolean isHeld() {
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		return MongoErrors.call(key, "check ownership of", bound, () -> CallBounds.bounded(collection, bound)
+			.find(LeaseStatements.ownedBy(key, token, shared)).projection(new Document(LockDocuments.ID, 1)).limit(1)
+			.first() != null);
+	}
+
+	/**
 	 * {@inheritDoc} A release that fails in a way that may have left it applied (a timeout, a lost reply, an
 	 * interrupt during the call) is made once more. Whenever the update finds nothing to release, a read tells whether
 	 * this token's release already went through, so a release that worked is never reported as lost. A second call

@@ -15,6 +15,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 
+import dev.distlock.core.LockIds;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockIdSupport;
@@ -137,6 +138,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 */
 	@Override
 	public List<LockInfo> unlock(String lockId) {
+		LockIds.validate(lockId);
 		return MongoErrors.call(null, "unlock by lock ID", ADMIN_MS, () -> MongoLockIds.unlock(admin(), lockId));
 	}
 
@@ -145,6 +147,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 */
 	@Override
 	public LockRenewal renew(String lockId, Duration ttl) {
+		LockIds.validate(lockId);
 		CallBounds.leaseMillis("ttl", ttl);
 		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, ttl));
 	}

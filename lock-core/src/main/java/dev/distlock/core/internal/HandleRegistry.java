@@ -42,11 +42,15 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 
 	private final AtomicInteger registrations = new AtomicInteger();
 
+	private final Duration holderCheckInterval;
+
 	/**
-	 * A registry reporting to the listeners, renewing on the scheduler (or its own thread when null).
+	 * A registry reporting to the listeners, renewing on the scheduler (or its own thread when null), and checking
+	 * locks without expiry every {@code holderCheckInterval}.
 	 */
 	public HandleRegistry(List<LockListener> listeners, @Nullable ScheduledExecutorService scheduler,
-			StoreCalls store, LongSupplier nanoClock) {
+			StoreCalls store, LongSupplier nanoClock, Duration holderCheckInterval) {
+		this.holderCheckInterval = holderCheckInterval;
 		this.listeners = new Listeners(listeners);
 		this.watchdog = new Watchdog(scheduler);
 		this.store = store;
@@ -70,6 +74,9 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 		held.add(handle);
 		if (options.autoRenew()) {
 			watchdog.watch(handle);
+		}
+		else if (!options.expires()) {
+			watchdog.check(handle, holderCheckInterval);
 		}
 		listeners.onAcquired(handle);
 		return handle;

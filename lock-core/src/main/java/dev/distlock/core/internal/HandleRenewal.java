@@ -62,6 +62,32 @@ final class HandleRenewal {
 	}
 
 	/**
+	 * One check of a lock without expiry: the store says whether this token still holds it, without giving it a
+	 * lease. A "no" means lost (released by lock ID or by force, maybe taken by someone else); a store error is
+	 * retried on the next check, as there is no lease that could run out meanwhile.
+	 */
+	void check() {
+		if (handle.releasedOrLost() || !renewing.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			if (!calls.check()) {
+				handle.markLost(null);
+			}
+		}
+		catch (UnsupportedOperationException ex) {
+			logger.debug("Lock provider cannot check lock '" + handle.key() + "'; its loss shows only at release", ex);
+			cancel();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Ownership check of lock '" + handle.key() + "' failed; retrying on the next check", ex);
+		}
+		finally {
+			renewing.set(false);
+		}
+	}
+
+	/**
 	 * One tick: extend to the full lease. A refused extend means lost. A store error is retried on the next tick while
 	 * the local lease still covers it, and means lost once it would not.
 	 */

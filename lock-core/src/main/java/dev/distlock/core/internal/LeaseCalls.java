@@ -54,6 +54,16 @@ final class LeaseCalls {
 	}
 
 	/**
+	 * Asks the store whether the lock is still held under this owner token, for a lock without expiry.
+	 * @return false when the store no longer holds the lock under this owner token
+	 * @throws LockStoreException when the store could not be asked
+	 * @throws UnsupportedOperationException when the provider cannot be asked
+	 */
+	boolean check() {
+		return store.call(key, "check ownership of", lease::isHeld);
+	}
+
+	/**
 	 * Releases the lock in the store, or shortens its lease to the rest of the minimum hold. It runs once more,
 	 * uninterrupted, when another thread interrupts it midway.
 	 * @param heldNanos how long the handle has held the lock

@@ -163,6 +163,12 @@ public final class LeaseHandle implements LockHandle {
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': the handle was " + describeState(),
 					null);
 		}
+		if (!localLease.expires()) {
+			// A lease here would make a lock asked for without expiry expire: a choice to make by name, not by extend.
+			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': it was taken without expiry "
+					+ "(noExpiry), and a lease of " + newLease + " would make it expire; give it one explicitly with "
+					+ "LockTemplate.renew(lockId, ttl), or release it", null);
+		}
 		long start = nanoClock.getAsLong();
 		if (!calls.extend(newLease)) {
 			markLost(null);

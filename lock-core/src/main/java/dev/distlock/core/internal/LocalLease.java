@@ -33,6 +33,11 @@ final class LocalLease {
 		return !expires || nanoClock.getAsLong() - expiresAtNanos < 0;
 	}
 
+	/** Whether the lock has a lease: false for a lock without expiry that nothing gave one yet. */
+	boolean expires() {
+		return expires;
+	}
+
 	/** What is left of the lease, never negative; {@link LockInfo#NO_EXPIRY} for a lock without expiry. */
 	Duration remaining() {
 		if (!expires) {

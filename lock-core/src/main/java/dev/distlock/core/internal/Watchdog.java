@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Renews auto-renew leases every third of the lease. One shared scheduler thread ticks for all locks; the renewals
+ * Renews auto-renew leases every third of the lease, and checks locks without expiry at a set interval (they have no
+ * lease to renew, and no other way to learn that they were taken away). One shared scheduler thread ticks for all locks; the renewals
  * run on a small pool of their own (one thread while the store answers), so a renewal stuck in the store delays no
  * other lock's renewal, and a lock's next tick is skipped while its own renewal is still running.
  */
@@ -43,6 +44,25 @@ public final class Watchdog implements AutoCloseable {
 		long nanos = interval.toNanos();
 		handle.renewal().attach(scheduler().scheduleWithFixedDelay(() -> renewLater(handle, interval),
 				nanos, nanos, TimeUnit.NANOSECONDS));
+	}
+
+	/**
+	 * Starts checking, every {@code interval}, that the store still holds the handle's lock without expiry, until it
+	 * is released or found lost.
+	 */
+	public void check(LeaseHandle handle, Duration interval) {
+		long nanos = interval.toNanos();
+		handle.renewal().attach(scheduler().scheduleWithFixedDelay(() -> checkLater(handle), nanos, nanos,
+				TimeUnit.NANOSECONDS));
+	}
+
+	private void checkLater(LeaseHandle handle) {
+		try {
+			renewals.execute(() -> handle.renewal().check());
+		}
+		catch (RejectedExecutionException ex) {
+			// closed: the template is shutting down and releases its locks itself
+		}
 	}
 
 	private void renewLater(LeaseHandle handle, Duration interval) {

@@ -14,6 +14,7 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.core.LockIds;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockIdSupport;
@@ -171,12 +172,12 @@ public final class InMemoryLockProvider
 
 	@Override
 	public List<LockInfo> unlock(String lockId) {
-		return lockIds.unlock(lockId);
+		return lockIds.unlock(LockIds.validate(lockId));
 	}
 
 	@Override
 	public LockRenewal renew(String lockId, Duration ttl) {
-		return lockIds.renew(lockId, ttl);
+		return lockIds.renew(LockIds.validate(lockId), ttl);
 	}
 
 	@Override

@@ -53,6 +53,18 @@ final class MemoryLease implements Lease {
 	}
 
 	@Override
+	public boolean isHeld() {
+		MemorySlot slot = provider.slot(key);
+		if (slot == null) {
+			return false;
+		}
+		synchronized (slot) {
+			provider.prune(key, slot, provider.now());
+			return !slot.removed && slot.holders.containsKey(token);
+		}
+	}
+
+	@Override
 	public boolean release() {
 		if (released) {
 			return true;

@@ -22,6 +22,18 @@ public interface Lease {
 	boolean extend(Duration lease);
 
 	/**
+	 * Whether this token still holds the lock in the store, asking it and changing nothing (a lock without expiry
+	 * stays without). The template calls it periodically for locks without expiry, whose handles have no lease that
+	 * would tell them the lock was taken away (released by lock ID or by force, then taken by someone else).
+	 * @return false when the lock is no longer held under this token
+	 * @throws UnsupportedOperationException by default: the store cannot be asked, so such handles learn of a loss
+	 * only at release
+	 */
+	default boolean isHeld() {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot check whether it is still held");
+	}
+
+	/**
 	 * Releases the lock, if this token still holds it. Running it twice has the effect of running it once, and both
 	 * runs answer true.
 	 * @return false when the lock was not held under this token (expired, forced out, or taken over)

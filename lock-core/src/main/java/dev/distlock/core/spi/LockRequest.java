@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.core.LockIds;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.OwnerDetails;
 
@@ -21,6 +22,16 @@ import dev.distlock.core.OwnerDetails;
  */
 public record LockRequest(String key, String token, Duration lease, LockMode mode, int maxConcurrent,
 		OwnerDetails owner, @Nullable String lockId, boolean noExpiry) {
+
+	/**
+	 * Checks the lock ID ({@link LockIds}), so no provider stores one it could not find again.
+	 * @throws dev.distlock.core.InvalidLockOptionException naming {@code lockId}
+	 */
+	public LockRequest {
+		if (lockId != null) {
+			LockIds.validate(lockId);
+		}
+	}
 
 	/**
 	 * A request without lock ID, with a lease.
