@@ -17,7 +17,6 @@ import static dev.distlock.mongo.LockDocuments.IDS;
 import static dev.distlock.mongo.LockDocuments.LEASE_MS;
 import static dev.distlock.mongo.LockDocuments.LOCK_ID;
 import static dev.distlock.mongo.LockDocuments.MODE;
-import static dev.distlock.mongo.LockDocuments.NO_EXPIRY_MS;
 import static dev.distlock.mongo.LockDocuments.OWNER;
 import static dev.distlock.mongo.LockDocuments.SEQ;
 import static dev.distlock.mongo.LockDocuments.SHARED;
@@ -100,10 +99,11 @@ final class GrantStatements {
 	}
 
 	/**
-	 * The grant update. {@code inserting} adds the fields a new document needs ({@code base}, and the exclusive
+	 * The grant update, for {@code leaseMs} (a lock without expiry is granted for a provisional lease first, see
+	 * {@link MongoAcquirer}). {@code inserting} adds the fields a new document needs ({@code base}, and the exclusive
 	 * fields of a shared-only document); $currentDate stamps the server's time.
 	 */
-	static Bson grant(LockRequest request, boolean inserting) {
+	static Bson grant(LockRequest request, boolean inserting, long leaseMs) {
 		Document set = new Document(MODE, request.mode().name());
 		String lockId = request.lockId();
 		Document currentDate = new Document(TOUCHED, true);
@@ -116,7 +116,7 @@ final class GrantStatements {
 			String holder = SHARED + "." + holderField(request.token()) + ".";
 			set.append(holder + OWNER, request.owner().owner())
 				.append(holder + HOST, request.owner().host())
-				.append(holder + LEASE_MS, leaseMs(request));
+				.append(holder + LEASE_MS, leaseMs);
 			if (lockId != null) {
 				set.append(holder + LOCK_ID, lockId);
 				update.append("$addToSet", new Document(IDS, lockId));
@@ -134,7 +134,7 @@ final class GrantStatements {
 			set.append(TOKEN, request.token())
 				.append(OWNER, request.owner().owner())
 				.append(HOST, request.owner().host())
-				.append(LEASE_MS, leaseMs(request))
+				.append(LEASE_MS, leaseMs)
 				.append(SHARED, new Document()) // every shared holder is expired (the filter said so): drop them
 				.append(IDS, lockId != null ? List.of(lockId) : List.of());
 			if (lockId != null) {
@@ -151,11 +151,6 @@ final class GrantStatements {
 			update.append("$unset", unset);
 		}
 		return update.append("$set", set).append("$currentDate", currentDate);
-	}
-
-	/** The lease to store: the request's, or {@link LockDocuments#NO_EXPIRY_MS} for a lock without expiry. */
-	private static long leaseMs(LockRequest request) {
-		return request.noExpiry() ? NO_EXPIRY_MS : request.lease().toMillis();
 	}
 
 	/** Marks a waiting exclusive request on the key for {@code validityMs} from the server's now. */

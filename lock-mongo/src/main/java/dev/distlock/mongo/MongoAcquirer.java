@@ -28,7 +28,10 @@ import static dev.distlock.mongo.LockDocuments.SHARED;
 /**
  * Takes a lock in one attempt, bounded by its lease: an update of the key's document when it is free, expired or
  * already this token's, else an insert, whose duplicate key means the document exists and is held. A shared grant then
- * prunes the expired shared holders it found. An attempt that failed in a way that may have left a grant behind has
+ * prunes the expired shared holders it found. A lock without expiry is granted for a provisional lease (twice the
+ * attempt's bound) and made lasting by a second, owner-checked statement once the grant's reply is in: a grant whose
+ * reply never comes (a request delayed past the client's bound, landing after every clean-up) then ends by itself,
+ * where a grant without expiry would be held by a token nobody has, forever. An attempt that failed in a way that may have left a grant behind has
  * that grant released by owner token ({@link UnknownGrants}) before the error is thrown. The statements themselves are
  * in {@link GrantStatements}.
  */
@@ -59,18 +62,24 @@ final class MongoAcquirer {
 		}
 		long start = System.nanoTime();
 		long deadline = start + TimeUnit.MILLISECONDS.toNanos(bound(request));
+		long grantMs = grantLeaseMillis(request);
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
 		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
-		Document granted;
+		Document granted = null;
 		try {
-			granted = attempt(request, deadline, false);
+			granted = attempt(request, deadline, false, grantMs);
 			if (granted == null) {
-				granted = attempt(request, deadline, true);
+				granted = attempt(request, deadline, true, grantMs);
+			}
+			if (granted != null && request.noExpiry() && !makeLasting(request)) {
+				// Forced out (by lock ID or by force) between the grant and now: not acquired.
+				return Optional.empty();
 			}
 		}
 		catch (LockStoreException ex) {
-			if (MongoErrors.mayHaveRun(ex.getCause())) {
-				unknownGrants.release(request, ex);
+			// A grant without expiry whose second statement failed holds its provisional lease: released all the same.
+			if (granted != null || MongoErrors.mayHaveRun(ex.getCause())) {
+				unknownGrants.release(request, Duration.ofMillis(grantMs), ex);
 			}
 			throw ex;
 		}
@@ -86,8 +95,27 @@ final class MongoAcquirer {
 				request.lockId(), LockDocuments.fencing(granted), start + leaseNanos, callTimeout));
 	}
 
+	/**
+	 * Turns the provisional lease of a grant without expiry into none, if this token still holds it: the owner-checked
+	 * extend, so a late copy of it finds the provisional lease over and changes nothing. Bounded by the attempt's own
+	 * bound, so it runs (if at all) before the provisional lease, twice that bound, has ended.
+	 * @return false when the lock is no longer this token's
+	 */
+	private boolean makeLasting(LockRequest request) {
+		long bound = bound(request);
+		return MongoErrors.call(request.key(), "acquire", bound, () -> CallBounds.bounded(collection, bound)
+			.updateOne(LeaseStatements.ownedBy(request.key(), request.token(), request.shared()),
+					LeaseStatements.extend(request.token(), request.shared(), LockDocuments.NO_EXPIRY_MS))
+			.getMatchedCount() == 1);
+	}
+
+	/** The lease the grant statement stores: the request's, or a provisional one for a lock without expiry. */
+	private long grantLeaseMillis(LockRequest request) {
+		return request.noExpiry() ? 2 * bound(request) : request.lease().toMillis();
+	}
+
 	/** One grant statement with what is left of the attempt's bound. */
-	private @Nullable Document attempt(LockRequest request, long deadline, boolean inserting) {
+	private @Nullable Document attempt(LockRequest request, long deadline, boolean inserting, long grantMs) {
 		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
 		if (left <= 0) {
 			// Only after a statement that granted nothing: there is nothing to clean up.
@@ -96,17 +124,19 @@ final class MongoAcquirer {
 		}
 		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
 		return MongoErrors.call(request.key(), "acquire", bound(request),
-				() -> inserting ? insert(bounded, request) : grantExisting(bounded, request));
+				() -> inserting ? insert(bounded, request, grantMs) : grantExisting(bounded, request, grantMs));
 	}
 
-	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request) {
-		return bounded.findOneAndUpdate(GrantStatements.grantable(request), GrantStatements.grant(request, false),
+	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request, long grantMs) {
+		return bounded.findOneAndUpdate(GrantStatements.grantable(request),
+				GrantStatements.grant(request, false, grantMs),
 				grantOptions(request, false));
 	}
 
-	private @Nullable Document insert(MongoCollection<Document> bounded, LockRequest request) {
+	private @Nullable Document insert(MongoCollection<Document> bounded, LockRequest request, long grantMs) {
 		try {
-			return bounded.findOneAndUpdate(GrantStatements.absent(request.key()), GrantStatements.grant(request, true),
+			return bounded.findOneAndUpdate(GrantStatements.absent(request.key()),
+					GrantStatements.grant(request, true, grantMs),
 					grantOptions(request, true));
 		}
 		catch (MongoException ex) {

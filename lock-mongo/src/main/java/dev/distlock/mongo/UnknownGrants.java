@@ -39,11 +39,12 @@ final class UnknownGrants {
 	}
 
 	/**
-	 * Releases whatever the request's token holds, now and in the background; a failure now is attached to the
+	 * Releases whatever the request's token holds, now and in the background for {@code grantLease}, the lease its
+	 * grant statement stores; a failure now is attached to the
 	 * acquire's error. Not defeated by an interrupt.
 	 */
-	void release(LockRequest request, LockStoreException acquireError) {
-		long until = System.nanoTime() + request.lease().toNanos();
+	void release(LockRequest request, Duration grantLease, LockStoreException acquireError) {
+		long until = System.nanoTime() + grantLease.toNanos();
 		try {
 			if (releaseByToken(request)) {
 				logger.info("Released lock '" + request.key() + "': the acquire whose reply failed had been granted");

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * cannot cause on the server itself: {@link #pause()} holds every message in both directions (a server stopped
  * with SIGSTOP, or a network that went silent) until {@link #resume()}, and {@link #dropReplyToNext(String)} lets
  * the next request of one command reach the server but swallows its reply (the server ran it; the client never
- * hears). Loopback only; the threads are daemons and end with {@link #close()}.
+ * hears), and {@link #delayNext(String, Duration)} holds the next request of one command before it reaches the server
+ * (a request that lands after the client gave up on it). Loopback only; the threads are daemons and end with {@link #close()}.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -42,6 +44,12 @@ public final class TcpProxy implements AutoCloseable {
 	private final AtomicReference<@Nullable String> dropReplyTo = new AtomicReference<>();
 
 	private final AtomicInteger droppedReplies = new AtomicInteger();
+
+	private final AtomicReference<@Nullable String> delay = new AtomicReference<>();
+
+	private volatile Duration delayBy = Duration.ZERO;
+
+	private final AtomicInteger delivered = new AtomicInteger();
 
 	private volatile boolean closed;
 
@@ -95,6 +103,22 @@ public final class TcpProxy implements AutoCloseable {
 	 */
 	public void dropReplyToNext(String command) {
 		dropReplyTo.set(command);
+	}
+
+	/**
+	 * Holds the next request whose command is {@code command} for {@code by} before it reaches the server, whatever
+	 * the client does meanwhile (it may time out and close its connection: the request still arrives). Once only.
+	 */
+	public void delayNext(String command, Duration by) {
+		this.delayBy = by;
+		delay.set(command);
+	}
+
+	/**
+	 * How many requests {@link #delayNext(String, Duration)} has held and then delivered to the server.
+	 */
+	public int delayedDelivered() {
+		return delivered.get();
 	}
 
 	/**
@@ -162,7 +186,21 @@ public final class TcpProxy implements AutoCloseable {
 						swallow.add(header.getInt(4));
 					}
 				}
+				boolean delayed = false;
+				if (upstream) {
+					String command = delay.get();
+					if (command != null && command.equals(commandName(frame)) && delay.compareAndSet(command, null)) {
+						Thread.sleep(delayBy.toMillis());
+						delayed = true;
+					}
+				}
 				awaitNotPaused();
+				if (delayed) {
+					out.write(frame);
+					out.flush();
+					delivered.incrementAndGet();
+					continue;
+				}
 				if (!upstream && swallow.remove(header.getInt(8))) {
 					droppedReplies.incrementAndGet();
 					continue;
