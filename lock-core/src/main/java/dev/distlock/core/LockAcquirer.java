@@ -61,6 +61,11 @@ final class LockAcquirer {
 				}
 
 				@Override
+				public @Nullable Duration longestWait() {
+					return acquisition.longestWait();
+				}
+
+				@Override
 				public void awaitSignal(Duration max) throws InterruptedException {
 					acquisition.awaitSignal(max);
 				}

@@ -3,6 +3,8 @@ package dev.distlock.core.spi;
 import java.time.Duration;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One acquisition that may retry, from a {@link WaitingLockProvider}. The template calls {@link #tryOnce()} per
  * attempt, {@link #awaitSignal(Duration)} between attempts, and {@link #close()} exactly once at the end, whatever
@@ -24,6 +26,15 @@ public interface Acquisition extends AutoCloseable {
 	 * @return true if a signal (a release, a hand-off, a new subscription) ended the wait early
 	 */
 	boolean awaitSignal(Duration max) throws InterruptedException;
+
+	/**
+	 * The longest one wait may last before the next attempt, for a store that keeps a waiter's place (a waiting mark,
+	 * a queue entry) only while attempts refresh it; null (the default) for no limit. The template then makes an
+	 * attempt at least this often, whatever the backoff says, without using up a retry.
+	 */
+	default @Nullable Duration longestWait() {
+		return null;
+	}
 
 	/**
 	 * Ends the acquisition: withdraws any place it holds in the store, and releases a lock granted under its token

@@ -1,0 +1,93 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.core.internal.WaitLoop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 19's FIFO risk: a store that keeps a waiter's place only while attempts refresh it declares the longest wait,
+ * and the loop never waits longer, whatever the backoff says, without using up retries.
+ */
+class WaitLoopLongestWaitTest {
+
+	/** A waiter on a pretend clock: each wait moves the clock by what it was given. */
+	private static final class Waiter implements WaitLoop.Waiter<String> {
+
+		final AtomicLong clock = new AtomicLong();
+
+		final List<Duration> waits = new ArrayList<>();
+
+		final @Nullable Duration longest;
+
+		final int succeedAt;
+
+		int attempts;
+
+		Waiter(@Nullable Duration longest, int succeedAt) {
+			this.longest = longest;
+			this.succeedAt = succeedAt;
+		}
+
+		@Override
+		public @Nullable String tryOnce(long attemptNanos, long loopNanos) {
+			return ++attempts == succeedAt ? "granted" : null;
+		}
+
+		@Override
+		public @Nullable Duration longestWait() {
+			return longest;
+		}
+
+		@Override
+		public void awaitSignal(Duration max) {
+			waits.add(max);
+			clock.addAndGet(max.toNanos());
+		}
+
+	}
+
+	@Test
+	void noWaitOutlastsTheDeclaredLongestWaitAndTheExtraAttemptsUseUpNoRetry() {
+		Waiter waiter = new Waiter(Duration.ofMillis(500), 7);
+		LockOptions options = LockOptions.builder().retries(1).delay(Duration.ofSeconds(5)).build();
+
+		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, waiter.clock::get, waiter);
+
+		assertThat(outcome.value()).isEqualTo("granted");
+		assertThat(outcome.attempts()).isEqualTo(7);
+		assertThat(waiter.waits).isNotEmpty().allSatisfy(wait -> assertThat(wait).isLessThanOrEqualTo(Duration.ofMillis(500)));
+	}
+
+	@Test
+	void withTheDeclaredLongestWaitTheRetriesAndTheirDelaysStillEndTheWaitAsTheBackoffSays() {
+		Waiter waiter = new Waiter(Duration.ofMillis(500), Integer.MAX_VALUE);
+		LockOptions options = LockOptions.builder().retries(2).delay(Duration.ofSeconds(2)).build();
+
+		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, waiter.clock::get, waiter);
+
+		assertThat(outcome.value()).isNull();
+		// 1 + 2 retries, and 3 refreshes within each 2 s delay
+		assertThat(outcome.attempts()).isEqualTo(3 + 2 * 3);
+		assertThat(Duration.ofNanos(waiter.clock.get())).isEqualTo(Duration.ofSeconds(4));
+	}
+
+	@Test
+	void withoutADeclaredLongestWaitTheBackoffDelayIsOneWait() {
+		Waiter waiter = new Waiter(null, Integer.MAX_VALUE);
+		LockOptions options = LockOptions.builder().retries(1).delay(Duration.ofSeconds(5)).build();
+
+		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, waiter.clock::get, waiter);
+
+		assertThat(outcome.attempts()).isEqualTo(2);
+		assertThat(waiter.waits).containsExactly(Duration.ofSeconds(5));
+	}
+
+}
