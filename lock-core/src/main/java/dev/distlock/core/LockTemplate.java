@@ -177,7 +177,8 @@ public final class LockTemplate implements AutoCloseable {
 	/**
 	 * Releases every lock taken under the ID, from this or any other process, newest first. Safe to retry: once
 	 * nothing holds the ID it returns an empty list. This template's own handles of the released locks turn
-	 * released, so closing them is not an error; other processes' handles find their lock gone.
+	 * released, so closing them is not an error; other processes' handles find their lock gone: at their lease's end,
+	 * at their next renewal, or (without expiry) at their next holder check ({@link Builder#holderCheckInterval}).
 	 * @return the locks released, newest first, as they were just before the release
 	 * @throws UnsupportedOperationException if the provider has no lock IDs
 	 */
