@@ -45,6 +45,16 @@ final class LeaseStatements {
 		return extendAt(shared ? SHARED + "." + holderField(token) + "." : "", leaseMs);
 	}
 
+	/**
+	 * Makes a grant without expiry lasting: its provisional lease becomes {@link LockDocuments#NO_EXPIRY_MS}, counted
+	 * from the grant's own {@code at}, so status still shows it as never renewed.
+	 */
+	static Bson makeLasting(String token, boolean shared) {
+		String prefix = shared ? SHARED + "." + holderField(token) + "." : "";
+		return new Document("$set", new Document(prefix + LEASE_MS, LockDocuments.NO_EXPIRY_MS))
+			.append("$currentDate", new Document(TOUCHED, true));
+	}
+
 	/** The extend of the holder whose fields start with {@code prefix} ("" for the exclusive holder). */
 	static Bson extendAt(String prefix, long leaseMs) {
 		return new Document("$set", new Document(prefix + LEASE_MS, leaseMs)).append("$currentDate",

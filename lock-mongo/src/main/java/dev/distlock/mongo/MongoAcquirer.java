@@ -96,8 +96,8 @@ final class MongoAcquirer {
 	}
 
 	/**
-	 * Turns the provisional lease of a grant without expiry into none, if this token still holds it: the owner-checked
-	 * extend, so a late copy of it finds the provisional lease over and changes nothing. Bounded by the attempt's own
+	 * Turns the provisional lease of a grant without expiry into none, if this token still holds it: owner-checked
+	 * with the extend's filter, so a late copy of it finds the provisional lease over and changes nothing. Bounded by the attempt's own
 	 * bound, so it runs (if at all) before the provisional lease, twice that bound, has ended.
 	 * @return false when the lock is no longer this token's
 	 */
@@ -105,7 +105,7 @@ final class MongoAcquirer {
 		long bound = bound(request);
 		return MongoErrors.call(request.key(), "acquire", bound, () -> CallBounds.bounded(collection, bound)
 			.updateOne(LeaseStatements.ownedBy(request.key(), request.token(), request.shared()),
-					LeaseStatements.extend(request.token(), request.shared(), LockDocuments.NO_EXPIRY_MS))
+					LeaseStatements.makeLasting(request.token(), request.shared()))
 			.getMatchedCount() == 1);
 	}
 

@@ -56,7 +56,9 @@ abstract class AbstractMongoLockProviderFailureTest extends AbstractMongoServerT
 
 	@Test
 	void aStaleHolderGetsTypedErrorsAndLeavesTheStoreUntouched() throws Exception {
-		LockHandle stale = template.acquire("stale", LockOptions.builder().timeout(Duration.ofMillis(150)).build());
+		// A long lease cut to 1 ms: a grant reply slower than a short lease (a loaded machine) cannot fail the acquire.
+		LockHandle stale = template.acquire("stale", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
+		stale.extend(Duration.ofMillis(1));
 		Thread.sleep(400);
 		assertThatThrownBy(() -> stale.extend(Duration.ofSeconds(30))).isInstanceOf(LockExtendException.class)
 			.hasMessageContaining("'stale'");

@@ -83,6 +83,16 @@ abstract class AbstractMongoLockProviderStoreTest {
 		return LockOptions.builder().timeout(lease).build();
 	}
 
+	/**
+	 * A lock whose lease ends a millisecond from now: taken with a long lease, then extended to 1 ms, so that a grant
+	 * reply slower than a short lease (a loaded machine) cannot make the acquire itself fail.
+	 */
+	private static LockHandle expiringSoon(LockTemplate template, String key, LockOptions options) {
+		LockHandle handle = template.acquire(key, options);
+		handle.extend(Duration.ofMillis(1));
+		return handle;
+	}
+
 	private static LockOptions shared(Duration lease) {
 		return LockOptions.builder().timeout(lease).shared(3).build();
 	}
@@ -91,7 +101,7 @@ abstract class AbstractMongoLockProviderStoreTest {
 	void purgeRemovesOnlyDocumentsExpiredBeyondTheGrace() throws Exception {
 		LockTemplate template = template("purger");
 		template.acquire("released", lease(LONG)).release();
-		template.acquire("expired", lease(Duration.ofMillis(100)));
+		expiringSoon(template, "expired", lease(LONG));
 		template.acquire("held", lease(LONG));
 		awaitExpiry("expired"); // and so "released" has been free for over 100 ms
 
@@ -163,7 +173,7 @@ abstract class AbstractMongoLockProviderStoreTest {
 	@Test
 	void sharedHoldersStillLeasedAreNotPurged() throws Exception {
 		LockTemplate template = template("shared");
-		template.acquire("s", shared(Duration.ofMillis(50)));
+		expiringSoon(template, "s", shared(LONG));
 		template.acquire("s", shared(LONG));
 		Thread.sleep(300);
 		assertThat(provider.purge()).isZero();
@@ -173,8 +183,8 @@ abstract class AbstractMongoLockProviderStoreTest {
 	@Test
 	void expiredSharedHoldersArePrunedByTheNextSharedGrant() throws Exception {
 		LockTemplate template = template("pruning");
-		template.acquire("s", shared(Duration.ofMillis(100)));
-		template.acquire("s", shared(Duration.ofMillis(100)));
+		expiringSoon(template, "s", shared(LONG));
+		expiringSoon(template, "s", shared(LONG));
 		Thread.sleep(300);
 		template.acquire("s", shared(LONG));
 		Document shared = collection.find(new Document("_id", "s")).first().get("shared", Document.class);
@@ -207,7 +217,7 @@ abstract class AbstractMongoLockProviderStoreTest {
 		try (MongoLockProvider purging = new MongoLockProvider(server.template(), scheduled, Duration.ZERO)) {
 			purging.start();
 			assertThat(indexNames(collection)).contains(MongoLockProvider.TOUCHED_INDEX);
-			LockTemplate.builder(purging).build().acquire("gone", lease(Duration.ofMillis(50)));
+			expiringSoon(LockTemplate.builder(purging).build(), "gone", lease(LONG));
 			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
 			while (!ids().isEmpty() && System.nanoTime() < deadline) {
 				Thread.sleep(50);
@@ -228,7 +238,7 @@ abstract class AbstractMongoLockProviderStoreTest {
 		bob.acquire("app:s", shared(LONG));
 		alice.acquire("app:s", shared(LONG));
 		alice.acquire("other:c", lease(LONG));
-		alice.acquire("app:gone", lease(Duration.ofMillis(100)));
+		expiringSoon(alice, "app:gone", lease(LONG));
 		alice.acquire("app:freed", lease(LONG)).release();
 		awaitExpiry("app:gone");
 
@@ -258,7 +268,7 @@ abstract class AbstractMongoLockProviderStoreTest {
 		template("bob").acquire("s", shared(LONG));
 		template("alice").acquire("s", shared(LONG));
 		template("bob").acquire("t", shared(LONG));
-		template("alice").acquire("t", shared(Duration.ofMillis(100))); // still recorded, but expired
+		expiringSoon(template("alice"), "t", shared(LONG)); // still recorded, but expired
 		awaitCondition(() -> provider.status(StatusQuery.held().withKeyPrefix("t")).get(0).holders() == 1);
 
 		List<LockInfo> alices = provider.status(StatusQuery.held().withOwner("alice"));

@@ -120,7 +120,11 @@ class MongoNoExpiryTest extends AbstractMongoServerTest {
 		Lease lease = provider.tryAcquire(noExpiry("lasting", token(), Duration.ofSeconds(1), "job-l")).orElseThrow();
 		assertThat(document("lasting").getLong("leaseMs")).isEqualTo(LockDocuments.NO_EXPIRY_MS);
 		assertThat(template.status(StatusQuery.held())).singleElement()
-			.satisfies(info -> assertThat(info.remaining()).isEqualTo(LockInfo.NO_EXPIRY));
+			.satisfies(info -> {
+				assertThat(info.remaining()).isEqualTo(LockInfo.NO_EXPIRY);
+				assertThat(info.ttl()).isNull();
+				assertThat(info.renewedAt()).as("made lasting, never renewed").isNull();
+			});
 		assertThat(lease.isHeld()).isTrue();
 		assertThat(lease.release()).isTrue();
 		assertThat(lease.isHeld()).isFalse();
