@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.bson.Document;
+import org.jspecify.annotations.Nullable;
 
 import com.mongodb.client.MongoCollection;
 
@@ -63,6 +64,15 @@ final class MongoAcquisition implements Acquisition {
 			marked |= markWaiter(validity);
 		}
 		return granted;
+	}
+
+	/**
+	 * A third of the longest mark for an exclusive request: each wait is at most that, so the mark, renewed for three
+	 * waits, never lapses between two attempts however long the backoff's delay. None for a shared request (no mark).
+	 */
+	@Override
+	public @Nullable Duration longestWait() {
+		return request.shared() ? null : MAX_MARK.dividedBy(3);
 	}
 
 	@Override
