@@ -125,7 +125,8 @@ public final class LockGroup implements AutoCloseable {
 
 	/**
 	 * Extends every member through its handle; all are tried, and the first failure is thrown with the rest
-	 * suppressed.
+	 * suppressed. A member without expiry refuses ({@link LockHandle#extend}); give the group a lease with
+	 * {@link #renew(Duration)} instead.
 	 */
 	public void extend(Duration lease) {
 		forEach(handle -> handle.extend(lease));
