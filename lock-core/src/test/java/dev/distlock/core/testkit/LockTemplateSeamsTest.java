@@ -1232,10 +1232,12 @@ public abstract class LockTemplateSeamsTest {
 	}
 
 	/**
-	 * Warms up as {@link #warmUp(Entry, String)} does, with the kind's options (a hand-off kind warms up as leased).
+	 * Warms up as {@link #warmUp(Entry, String)} does, with the kind's options; a hand-off kind and a minimum hold
+	 * warm up as leased (a minimum hold would keep the key held into the cell).
 	 */
 	protected void warmUp(Kind kind, Entry entry, String key) {
-		enter(kind == Kind.HAND_OFF ? Kind.LEASED : kind, entry, template, key, lease(), held -> "warm");
+		Kind warm = kind == Kind.HAND_OFF || kind == Kind.MIN_HOLD ? Kind.LEASED : kind;
+		enter(warm, entry, template, key, lease(), held -> "warm");
 	}
 
 	/** A fresh lock ID carrying this test's {@link #marker}. */
