@@ -1115,6 +1115,63 @@ public abstract class LockTemplateSeamsTest {
 		}
 	}
 
+	/**
+	 * A lock ID or an owner name with a lone UTF-16 surrogate is refused with a typed error, or else works end to end:
+	 * {@code unlock(id)} from the other instance frees the key (issue 19, case 11: a lock the ID can never reach again,
+	 * forever without expiry).
+	 */
+	@Test
+	void aLockIdOrOwnerWithBrokenUnicodeIsRefusedTypedOrReachable() {
+		String lockId = newLockId() + "\uD800";
+		Throwable thrown = catchThrowable(() -> template.group(lockId).lock("broken-id", LockOptions.noExpiry()));
+		if (thrown != null) {
+			assertThat(thrown).as("error of a lock ID with a lone surrogate").isInstanceOf(DistributedLockException.class);
+		}
+		else {
+			catchThrowable(() -> observer.unlock(lockId));
+			assertFree(List.of("broken-id"));
+		}
+		Throwable ownerThrown = catchThrowable(() -> {
+			try (LockTemplate brokenOwner = LockTemplate.builder(provider)
+				.keyPrefix(prefix)
+				.owner(new OwnerDetails("seams-\uDC00-owner", "host-\uD800"))
+				.build()) {
+				brokenOwner.acquire("broken-owner", lease()).release();
+			}
+		});
+		if (ownerThrown != null) {
+			assertThat(ownerThrown).as("error of an owner name with a lone surrogate")
+				.isInstanceOf(DistributedLockException.class);
+		}
+		assertFree(List.of("broken-owner"));
+	}
+
+	/**
+	 * A lock without expiry granted by a store that stalled past the command timeout and past the request's unused
+	 * lease ({@link LockOptions#noExpiry()}'s default of 10 s): nothing will ever expire that grant, so the clean-up by
+	 * owner token must not stop when that lease has passed, and the key is free soon after the store resumes (issue
+	 * 19, case 2). Slow (the pause outlasts the 10 s), so it runs once, for this kind only.
+	 */
+	@Test
+	void aNoExpiryGrantMadeByAStorePausedPastItsNominalLeaseIsReleased() throws Exception {
+		String key = "paused-forever";
+		LockOptions options = LockOptions.noExpiry();
+		template.acquire(key, options).release(); // warm up
+		Duration pause = options.timeout().plus(commandTimeout()).plusMillis(1_000);
+		long start = System.nanoTime();
+		Assumptions.assumeTrue(pauseStore(pause), () -> provider.name() + " cannot be paused: no network in between");
+		Throwable thrown = catchThrowable(() -> template.acquire(key, options).release());
+		assertThat(thrown).as("error of a lock without expiry against a paused store")
+			.isInstanceOf(DistributedLockException.class);
+		long resumeIn = pause.toNanos() - (System.nanoTime() - start);
+		if (resumeIn > 0) {
+			TimeUnit.NANOSECONDS.sleep(resumeIn);
+		}
+		Thread.sleep(SETTLE.toMillis());
+		assertFree(List.of(key));
+		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+	}
+
 	// ---- exact retries and bounded waits (item 15) ----
 
 	/** Retries 3 against a held key: exactly 4 attempts, also on the first contended wait on the key. */

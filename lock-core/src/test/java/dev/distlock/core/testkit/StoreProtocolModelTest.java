@@ -252,8 +252,9 @@ public abstract class StoreProtocolModelTest {
 			}
 			else {
 				long last = lastFence.getOrDefault(key, Long.MIN_VALUE);
-				assertTrue(fence > last, "fencing token " + fence + " of a new grant on " + key
-						+ " above the key's last " + last);
+				assertTrue(fence > last, "fencing token " + fence + " of " + (replay ? "a replayed acquire's grant"
+						: "a new grant") + " on " + key + " not above the key's last " + last
+						+ (same != null ? " (the token's own grant had " + same.fence + ")" : ""));
 				lastFence.put(key, fence);
 			}
 			// every lease that was only maybe held and now conflicts with this grant has run out
