@@ -1008,7 +1008,7 @@ public abstract class LockTemplateSeamsTest {
 			workers.add(new Worker<>("seams-short", () -> {
 				for (int i = 0; i < 10; i++) {
 					try {
-						shortRound(what, duration, on, key, tokens);
+						shortRound(what, duration, i, on, key, tokens);
 						granted.incrementAndGet();
 					}
 					catch (LockAcquisitionException | LockLostException | LockReleaseException
@@ -1041,7 +1041,7 @@ public abstract class LockTemplateSeamsTest {
 		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
 	}
 
-	private static void shortRound(Short what, Duration duration, LockTemplate on, String key,
+	private static void shortRound(Short what, Duration duration, int round, LockTemplate on, String key,
 			ConcurrentLinkedQueue<Long> tokens) {
 		LockOptions waiting = LockOptions.builder()
 			.timeout(LEASE)
@@ -1057,7 +1057,9 @@ public abstract class LockTemplateSeamsTest {
 			case HOLD -> {
 				LockHandle handle = on.acquire(key, waiting.toBuilder().holdAtLeast(duration).build());
 				tokens.add(handle.fencingToken());
-				long end = System.nanoTime() + duration.toNanos() * 98 / 100;
+				// release 5 %, 2 % or 0.5 % before the hold ends: the shortened lease is then well under a round trip
+				long[] permille = { 950, 980, 995 };
+				long end = System.nanoTime() + duration.toNanos() * permille[round % permille.length] / 1_000;
 				while (System.nanoTime() - end < 0) {
 					Thread.onSpinWait();
 				}
