@@ -1158,6 +1158,38 @@ public abstract class LockTemplateSeamsTest {
 	}
 
 	/**
+	 * A lock without expiry released by its ID from another instance, which then takes the key: the first holder's
+	 * handle finds its lock gone ({@code isHeld()} false or {@code assertHeld()} throwing {@link LockLostException})
+	 * within a generous bound, as the Javadoc promises other processes' handles do (issue 19, case 7).
+	 */
+	@Test
+	void aNoExpiryHandleFindsItsLockGoneAfterAnotherInstanceUnlockedItsId() throws Exception {
+		String key = "taken-away";
+		String lockId = newLockId();
+		LockHandle first = template.group(lockId).lock(key, LockOptions.noExpiry());
+		assertThat(observer.unlock(lockId)).as("locks released by unlock(id)").hasSize(1);
+		LockHandle second = observer.acquire(key, lease());
+		try {
+			assertThat(second.fencingToken()).as("the new holder's fencing token").isGreaterThan(first.fencingToken());
+			Duration bound = slack(Duration.ofSeconds(10));
+			long deadline = System.nanoTime() + bound.toNanos();
+			boolean gone = false;
+			while (!gone && System.nanoTime() - deadline < 0) {
+				gone = !first.isHeld() || catchThrowable(first::assertHeld) instanceof LockLostException;
+				if (!gone) {
+					sleep(100);
+				}
+			}
+			assertThat(gone).as("the first holder's handle still says held %d ms after another instance unlocked its "
+					+ "ID and took the key", bound.toMillis()).isTrue();
+		}
+		finally {
+			second.release();
+			catchThrowable(first::close);
+		}
+	}
+
+	/**
 	 * A lock ID or an owner name with a lone UTF-16 surrogate is refused with a typed error, or else works end to end:
 	 * {@code unlock(id)} from the other instance frees the key (issue 19, case 11: a lock the ID can never reach again,
 	 * forever without expiry).
