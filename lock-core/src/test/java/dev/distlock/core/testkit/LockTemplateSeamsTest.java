@@ -1005,10 +1005,12 @@ public abstract class LockTemplateSeamsTest {
 		AtomicInteger granted = new AtomicInteger();
 		List<Worker<String>> workers = new ArrayList<>();
 		for (LockTemplate on : List.of(template, observer)) {
+			// minimum holds on a key of each instance's own, so the hold is counted from this call's send
+			String roundKey = what == Short.HOLD ? key + "." + workers.size() : key;
 			workers.add(new Worker<>("seams-short", () -> {
 				for (int i = 0; i < 10; i++) {
 					try {
-						shortRound(what, duration, i, on, key, tokens);
+						shortRound(what, duration, i, on, roundKey, tokens);
 						granted.incrementAndGet();
 					}
 					catch (LockAcquisitionException | LockLostException | LockReleaseException
@@ -1037,7 +1039,7 @@ public abstract class LockTemplateSeamsTest {
 		}
 		assertThat(tokens).as("fencing tokens issued (never twice)").doesNotHaveDuplicates();
 		Thread.sleep(duration.toMillis());
-		assertFree(List.of(key));
+		assertFree(what == Short.HOLD ? List.of(key + ".0", key + ".1") : List.of(key));
 		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
 	}
 
@@ -1055,11 +1057,13 @@ public abstract class LockTemplateSeamsTest {
 				handle.close();
 			}
 			case HOLD -> {
+				long start = System.nanoTime();
 				LockHandle handle = on.acquire(key, waiting.toBuilder().holdAtLeast(duration).build());
 				tokens.add(handle.fencingToken());
-				// release 5 %, 2 % or 0.5 % before the hold ends: the shortened lease is then well under a round trip
-				long[] permille = { 950, 980, 995 };
-				long end = System.nanoTime() + duration.toNanos() * permille[round % permille.length] / 1_000;
+				// release 50 to 400 us before the hold ends (counted from the send): the lease the release shortens
+				// the lock to is then under a round trip
+				long[] before = { 50_000, 100_000, 200_000, 400_000 };
+				long end = start + duration.toNanos() - before[round % before.length];
 				while (System.nanoTime() - end < 0) {
 					Thread.onSpinWait();
 				}
