@@ -13,13 +13,14 @@ import com.mongodb.client.MongoClient;
 
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.testkit.LockTemplateSeamsTest;
+import dev.distlock.core.testkit.StoreRecords;
 import dev.distlock.core.testkit.TcpProxy;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
 /**
  * The seams suite on mongo-java-server, the provider under test reached through a {@link TcpProxy} by a real driver
- * whose socket read timeout (the command timeout here) is {@link #COMMAND_TIMEOUT}. The probing template talks to the
- * server directly.
+ * whose socket read timeout (the command timeout here) is {@link #COMMAND_TIMEOUT}. The probing template and the
+ * leftover check ({@link MongoStoreRecords}) talk to the server directly.
  */
 class MongoSeamsTest extends LockTemplateSeamsTest {
 
@@ -69,6 +70,11 @@ class MongoSeamsTest extends LockTemplateSeamsTest {
 	@Override
 	protected void destroyProvider(LockProvider provider) {
 		((MongoLockProvider) provider).close();
+	}
+
+	@Override
+	protected StoreRecords storeRecords() {
+		return new MongoStoreRecords(server.template(), MongoLockSettings.defaults().collection());
 	}
 
 	@Override

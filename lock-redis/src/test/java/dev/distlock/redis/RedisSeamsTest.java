@@ -9,13 +9,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.testkit.LockTemplateSeamsTest;
+import dev.distlock.core.testkit.StoreRecords;
 import dev.distlock.core.testkit.TcpProxy;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
 /**
  * The seams suite on a private redis-server, the provider under test reached through a {@link TcpProxy} with a 1 s
  * Lettuce command timeout and auto-reconnect on (Lettuce's default), so a cut connection is re-opened and unanswered
- * commands are replayed. The probing template talks to the server directly.
+ * commands are replayed. The probing template and the leftover check ({@link RedisStoreRecords}) talk to the server
+ * directly.
  */
 class RedisSeamsTest extends LockTemplateSeamsTest {
 
@@ -61,6 +63,11 @@ class RedisSeamsTest extends LockTemplateSeamsTest {
 	@Override
 	protected void destroyProvider(LockProvider provider) {
 		((RedisLockProvider) provider).close();
+	}
+
+	@Override
+	protected StoreRecords storeRecords() {
+		return new RedisStoreRecords(direct);
 	}
 
 	@Override

@@ -2,16 +2,23 @@ package dev.distlock.core.memory;
 
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.testkit.LockTemplateSeamsTest;
+import dev.distlock.core.testkit.StoreRecords;
 
 /**
  * The seams suite on the in-memory provider: every cell without a network; the paused-store and cut-connection cells
- * are skipped.
+ * are skipped. The leftover check reads the provider's own status.
  */
 class InMemorySeamsTest extends LockTemplateSeamsTest {
 
 	@Override
 	protected LockProvider createProvider() {
 		return new InMemoryLockProvider();
+	}
+
+	@Override
+	protected StoreRecords storeRecords() {
+		// the provider is the store: its status lists every lock it keeps
+		return StoreRecords.viaStatus((InMemoryLockProvider) provider);
 	}
 
 }
