@@ -12,7 +12,8 @@ import dev.distlock.core.spi.LockRequest;
 /**
  * The one place that knows the KEYS and ARGV layout of the scripts that take and keep a lock: {@code acquire.lua},
  * {@code acquire-all.lua}, {@code extend.lua} and {@code extend-shared.lua} (the Lua headers say the same from the
- * other side). Also the deadline of each call (the lease it serves, capped by the command timeout), and the replica
+ * other side). Also the deadline of each call (the lease it serves, with the floor and cap of {@link ScriptRunner#deadline}), and
+ * the replica
  * acknowledgement of grants and extensions ({@code WAIT}) when {@code replicaAcks} is above 0. Releases are
  * {@link ReleaseScripts}'s, the withdrawal of a caller that has gone is {@link UnknownGrants}'s, and a lock ID's index
  * and records are {@link RedisLockIds}'s.

@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The one place that knows the KEYS and ARGV layout of the scripts that let a lock go: {@code release.lua} (an
  * exclusive lock, handed to the oldest live waiter when one is queued), {@code release-shared.lua} (one shared place)
- * and {@code force-release.lua} (whoever holds it). Each call's deadline is the lease it serves, capped by the command
- * timeout. Releases never wait for replica acknowledgement: a release lost in a failover leaves the lock to expire
+ * and {@code force-release.lua} (whoever holds it). Each call's deadline is the lease it serves, with the floor and cap of
+ * {@link ScriptRunner#deadline}. Releases never wait for replica acknowledgement: a release lost in a failover leaves the lock to expire
  * with its lease, the safe direction.
  */
 final class ReleaseScripts {
