@@ -103,6 +103,10 @@ final class LockScripts {
 		if (result[0] != 0) {
 			acknowledge(lock, request, until);
 		}
+		else if (request.lockId() != null && queueStay.isZero()) {
+			// Refused and not queued: this token is never granted, so its index entry goes now, not after the grace.
+			ids.unindex(request.lockId(), request.token(), request.key(), until);
+		}
 		return result;
 	}
 
@@ -148,6 +152,14 @@ final class LockScripts {
 		}
 		if (result.length < 2) {
 			throw new IllegalStateException("Unexpected script result " + reply);
+		}
+		if (result[0] == 0 && !willWait) {
+			// Refused, no further attempt with these tokens: their index entries go now, not after the grace.
+			for (LockRequest request : requests) {
+				if (request.lockId() != null) {
+					ids.unindex(request.lockId(), request.token(), request.key(), until);
+				}
+			}
 		}
 		if (result[0] == 1 && replicaAcks > 0) {
 			try {

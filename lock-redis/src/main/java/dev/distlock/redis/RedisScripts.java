@@ -50,6 +50,9 @@ final class RedisScripts {
 	/** Adds members to a lock ID's index, scored by server time; the count added. */
 	static final LuaScript<Long> INDEX = load("index.lua", Long.class);
 
+	/** Drops the entries of a lock ID's index that no lock can still be granted under; the number removed. */
+	static final LuaScript<Long> INDEX_TRIM = load("index-trim.lua", Long.class);
+
 	/** Reads, renews or drops one member of a lock ID by its owner token and ID; its details, as text. */
 	static final LuaScript<List<?>> ID_MEMBER = load("id-member.lua", List.class);
 

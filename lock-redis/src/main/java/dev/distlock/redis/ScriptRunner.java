@@ -1,7 +1,10 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -13,6 +16,7 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -27,6 +31,7 @@ import dev.distlock.core.LockStoreException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 
 /**
  * Runs the lock scripts. With a Lettuce factory they go over one dedicated connection of the factory's own client
@@ -109,16 +114,25 @@ final class ScriptRunner implements AutoCloseable {
 	}
 
 	/**
-	 * {@code ZREVRANGE key 0 -1}: the members of a lock ID's index, newest first.
+	 * {@code ZREVRANGE key 0 -1 WITHSCORES}: the entries of a lock ID's index with their scores (write times, server
+	 * microseconds), newest first.
 	 */
-	@SuppressWarnings("unchecked")
-	List<String> newestFirst(String indexKey, long untilNanos) {
+	List<Map.Entry<String, Double>> newestFirst(String indexKey, long untilNanos) {
 		RedisClusterAsyncCommands<String, String> async = commands();
+		List<Map.Entry<String, Double>> entries = new ArrayList<>();
 		if (async == null) {
-			java.util.Set<String> members = template.opsForZSet().reverseRange(indexKey, 0, -1);
-			return members == null ? List.of() : List.copyOf(members);
+			Set<ZSetOperations.TypedTuple<String>> members = template.opsForZSet().reverseRangeWithScores(indexKey, 0,
+					-1);
+			if (members != null) {
+				members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+			}
+			return entries;
 		}
-		return (List<String>) await(async.zrevrange(indexKey, 0, -1), untilNanos);
+		@SuppressWarnings("unchecked")
+		List<ScoredValue<String>> members = (List<ScoredValue<String>>) await(
+				async.zrevrangeWithScores(indexKey, 0, -1), untilNanos);
+		members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+		return entries;
 	}
 
 	/**
