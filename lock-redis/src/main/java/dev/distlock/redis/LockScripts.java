@@ -117,18 +117,19 @@ final class LockScripts {
 	 * release publishes one)
 	 */
 	long[] acquireAll(List<LockRequest> requests, boolean willWait) {
-		String[] redisKeys = new String[requests.size() * 6];
+		String[] redisKeys = new String[requests.size() * 7];
 		String[] args = new String[requests.size() * 8 + 2];
 		Duration shortest = requests.get(0).lease();
 		for (int i = 0; i < requests.size(); i++) {
 			LockRequest request = requests.get(i);
 			String lock = keys.lock(request.key());
-			redisKeys[6 * i] = lock;
-			redisKeys[6 * i + 1] = lock + RedisKeys.FENCE;
-			redisKeys[6 * i + 2] = lock + RedisKeys.WAITING;
-			redisKeys[6 * i + 3] = lock + RedisKeys.QUEUE;
-			redisKeys[6 * i + 4] = lock + RedisKeys.WAITERS;
-			redisKeys[6 * i + 5] = lock + RedisKeys.IDS;
+			redisKeys[7 * i] = lock;
+			redisKeys[7 * i + 1] = lock + RedisKeys.FENCE;
+			redisKeys[7 * i + 2] = lock + RedisKeys.WAITING;
+			redisKeys[7 * i + 3] = lock + RedisKeys.QUEUE;
+			redisKeys[7 * i + 4] = lock + RedisKeys.WAITERS;
+			redisKeys[7 * i + 5] = lock + RedisKeys.IDS;
+			redisKeys[7 * i + 6] = lock + RedisKeys.HOLDERS;
 			args[8 * i] = request.token();
 			args[8 * i + 1] = millis(request.lease());
 			args[8 * i + 2] = request.shared() ? "1" : "0";
@@ -151,7 +152,7 @@ final class LockScripts {
 			result[i] = number(reply, i);
 		}
 		if (result.length < 2) {
-			throw new IllegalStateException("Unexpected script result " + reply);
+			throw new LockStoreException(null, "Unexpected script result " + reply, null);
 		}
 		if (result[0] == 0 && !willWait) {
 			// Refused, no further attempt with these tokens: their index entries go now, not after the grace.
@@ -186,8 +187,12 @@ final class LockScripts {
 			held = ids.extend(key, token, lockId, lease, until);
 		}
 		else {
-			Long extended = runner.run(shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND,
-					new String[] { lock }, new String[] { token, millis(lease) }, until);
+			Long extended = shared
+					? runner.run(RedisScripts.EXTEND_SHARED,
+							new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.HOLDERS },
+							new String[] { token, millis(lease), retentionMillis }, until)
+					: runner.run(RedisScripts.EXTEND, new String[] { lock, lock + RedisKeys.FENCE },
+							new String[] { token, millis(lease), retentionMillis }, until);
 			held = extended != null && extended == 1;
 		}
 		if (held && replicaAcks > 0) {
@@ -202,6 +207,13 @@ final class LockScripts {
 	 */
 	void cleanUp(LockRequest request) {
 		unknownGrants.release(request);
+	}
+
+	/**
+	 * Stops the background retries of cleanups ({@link UnknownGrants#close}).
+	 */
+	void close() {
+		unknownGrants.close();
 	}
 
 	/**
@@ -249,10 +261,10 @@ final class LockScripts {
 	}
 
 	private static long number(@Nullable List<?> result, int index) {
-		if (result == null || result.size() <= index) {
-			throw new IllegalStateException("Unexpected script result " + result);
+		if (result == null || result.size() <= index || !(result.get(index) instanceof Number number)) {
+			throw new LockStoreException(null, "Unexpected script result " + result, null);
 		}
-		return ((Number) result.get(index)).longValue();
+		return number.longValue();
 	}
 
 	private static String millis(Duration lease) {

@@ -209,7 +209,8 @@ final class RedisLockIds {
 	private @Nullable IdMember idMember(String key, String token, String lockId, long ttlMillis) {
 		String lock = keys.lock(key);
 		List<?> reply = runner.run(RedisScripts.ID_MEMBER, new String[] { lock, lock + RedisKeys.FENCE,
-				lock + RedisKeys.IDS }, new String[] { token, lockId, String.valueOf(ttlMillis) },
+				lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS },
+				new String[] { token, lockId, String.valueOf(ttlMillis), String.valueOf(retention.toMillis()) },
 				runner.deadline(runner.timeout()));
 		if (reply == null || reply.isEmpty() || "-1".equals(String.valueOf(reply.get(0)))) {
 			return null;

@@ -228,6 +228,7 @@ public final class RedisLockProvider
 	 */
 	@Override
 	public void close() {
+		scripts.close();
 		channels.close();
 		runner.close();
 	}

@@ -141,6 +141,40 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Freezes the server with SIGSTOP, as a long pause would: it accepts bytes but answers nothing until
+	 * {@link #thaw()}, and then runs what it was sent meanwhile.
+	 */
+	public synchronized void freeze() {
+		signal("STOP");
+	}
+
+	/**
+	 * Lets a frozen server run again (SIGCONT).
+	 */
+	public synchronized void thaw() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		if (process == null) {
+			throw new IllegalStateException("redis-server on port " + port + " is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).start();
+			if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " failed for redis-server on port " + port);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling redis-server", ex);
+		}
+	}
+
+	/**
 	 * Stops and starts the server on the same port; without persistence it comes back empty.
 	 */
 	public void restart() {
