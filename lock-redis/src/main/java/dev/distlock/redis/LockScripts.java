@@ -168,6 +168,7 @@ final class LockScripts {
 			}
 			catch (RuntimeException ex) {
 				requests.forEach(this::cleanUp);
+				awaitReleaseQuietly(redisKeys[0]);
 				throw ex;
 			}
 		}
@@ -229,7 +230,21 @@ final class LockScripts {
 		}
 		catch (RuntimeException ex) {
 			cleanUp(request);
+			awaitReleaseQuietly(lock);
 			throw ex;
+		}
+	}
+
+	/**
+	 * After releasing a grant the replicas did not acknowledge, gives the release the same chance to reach them (a
+	 * WAIT on the connection that sent it), so a failover is less likely to keep the grant; best effort, never throws.
+	 */
+	private void awaitReleaseQuietly(String lock) {
+		try {
+			runner.awaitReplicas(lock, replicaAcks, runner.deadline(runner.timeout()));
+		}
+		catch (RuntimeException ex) {
+			// the grant's own error is what the caller hears
 		}
 	}
 

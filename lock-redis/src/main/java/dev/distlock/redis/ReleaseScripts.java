@@ -68,7 +68,8 @@ final class ReleaseScripts {
 		Long released = shared
 				? runner.run(RedisScripts.RELEASE_SHARED,
 						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS },
-						new String[] { token, pubSub.equals("1") ? lock + RedisKeys.RELEASED : "", byId ? "1" : "0",
+						// Always published: waiters of other clients may rely on it, even if this client has no pub/sub.
+						new String[] { token, lock + RedisKeys.RELEASED, byId ? "1" : "0",
 								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
 				: runner.run(RedisScripts.RELEASE,
@@ -92,7 +93,7 @@ final class ReleaseScripts {
 		long until = runner.deadline(runner.timeout());
 		List<?> reply = runner.run(RedisScripts.FORCE_RELEASE,
 				new String[] { lock, lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS, lock + RedisKeys.FENCE },
-				new String[] { pubSub.equals("1") ? lock + RedisKeys.RELEASED : "", retentionMillis }, until);
+				new String[] { lock + RedisKeys.RELEASED, retentionMillis }, until);
 		if (reply == null || reply.isEmpty()) {
 			return false;
 		}

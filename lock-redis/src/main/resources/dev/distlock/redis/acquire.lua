@@ -88,7 +88,8 @@ if redis.pcall('GET', KEYS[1]) == ARGV[1] then
 		redis.call('PEXPIRE', KEYS[2], ARGV[3])
 	end
 	keepFence(KEYS[2], forever and -1 or tonumber(ARGV[2]), tonumber(ARGV[3]))
-	if ids and ARGV[9] ~= '' and redis.call('HEXISTS', KEYS[6], ARGV[1]) == 0 then
+	-- A hand-off to a caller without expiry recorded a provisional lease: the record becomes its own for good.
+	if ids and ARGV[9] ~= '' and (forever or redis.call('HEXISTS', KEYS[6], ARGV[1]) == 0) then
 		record(redis.call('HGET', KEYS[2], 'at') or '')
 	end
 	return {2, tonumber(n)}
