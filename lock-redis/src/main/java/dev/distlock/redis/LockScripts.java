@@ -168,7 +168,9 @@ final class LockScripts {
 			}
 			catch (RuntimeException ex) {
 				requests.forEach(this::cleanUp);
-				awaitReleaseQuietly(redisKeys[0]);
+				if (requests.stream().anyMatch(LockRequest::noExpiry)) {
+					awaitReleaseQuietly(redisKeys[0], shortest);
+				}
 				throw ex;
 			}
 		}
@@ -230,18 +232,21 @@ final class LockScripts {
 		}
 		catch (RuntimeException ex) {
 			cleanUp(request);
-			awaitReleaseQuietly(lock);
+			if (request.noExpiry()) {
+				awaitReleaseQuietly(lock, request.lease());
+			}
 			throw ex;
 		}
 	}
 
 	/**
-	 * After releasing a grant the replicas did not acknowledge, gives the release the same chance to reach them (a
-	 * WAIT on the connection that sent it), so a failover is less likely to keep the grant; best effort, never throws.
+	 * After releasing a grant without expiry the replicas did not acknowledge, gives the release the same chance to
+	 * reach them (a WAIT on the connection that sent it), so a failover is less likely to keep a grant that would never
+	 * expire (a leased one expires by itself); best effort, never throws.
 	 */
-	private void awaitReleaseQuietly(String lock) {
+	private void awaitReleaseQuietly(String lock, Duration lease) {
 		try {
-			runner.awaitReplicas(lock, replicaAcks, runner.deadline(runner.timeout()));
+			runner.awaitReplicas(lock, replicaAcks, runner.deadline(lease));
 		}
 		catch (RuntimeException ex) {
 			// the grant's own error is what the caller hears
