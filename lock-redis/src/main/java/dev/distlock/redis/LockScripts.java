@@ -12,7 +12,8 @@ import dev.distlock.core.spi.LockRequest;
 /**
  * The one place that knows the KEYS and ARGV layout of the scripts that take and keep a lock: {@code acquire.lua},
  * {@code acquire-all.lua}, {@code extend.lua} and {@code extend-shared.lua} (the Lua headers say the same from the
- * other side). Also the deadline of each call (the lease it serves, capped by the command timeout), and the replica
+ * other side). Also the deadline of each call (the lease it serves, with the floor and cap of {@link ScriptRunner#deadline}), and
+ * the replica
  * acknowledgement of grants and extensions ({@code WAIT}) when {@code replicaAcks} is above 0. Releases are
  * {@link ReleaseScripts}'s, the withdrawal of a caller that has gone is {@link UnknownGrants}'s, and a lock ID's index
  * and records are {@link RedisLockIds}'s.
@@ -102,6 +103,10 @@ final class LockScripts {
 		if (result[0] != 0) {
 			acknowledge(lock, request, until);
 		}
+		else if (request.lockId() != null && queueStay.isZero()) {
+			// Refused and not queued: this token is never granted, so its index entry goes now, not after the grace.
+			ids.unindex(request.lockId(), request.token(), request.key(), until);
+		}
 		return result;
 	}
 
@@ -112,18 +117,19 @@ final class LockScripts {
 	 * release publishes one)
 	 */
 	long[] acquireAll(List<LockRequest> requests, boolean willWait) {
-		String[] redisKeys = new String[requests.size() * 6];
+		String[] redisKeys = new String[requests.size() * 7];
 		String[] args = new String[requests.size() * 8 + 2];
 		Duration shortest = requests.get(0).lease();
 		for (int i = 0; i < requests.size(); i++) {
 			LockRequest request = requests.get(i);
 			String lock = keys.lock(request.key());
-			redisKeys[6 * i] = lock;
-			redisKeys[6 * i + 1] = lock + RedisKeys.FENCE;
-			redisKeys[6 * i + 2] = lock + RedisKeys.WAITING;
-			redisKeys[6 * i + 3] = lock + RedisKeys.QUEUE;
-			redisKeys[6 * i + 4] = lock + RedisKeys.WAITERS;
-			redisKeys[6 * i + 5] = lock + RedisKeys.IDS;
+			redisKeys[7 * i] = lock;
+			redisKeys[7 * i + 1] = lock + RedisKeys.FENCE;
+			redisKeys[7 * i + 2] = lock + RedisKeys.WAITING;
+			redisKeys[7 * i + 3] = lock + RedisKeys.QUEUE;
+			redisKeys[7 * i + 4] = lock + RedisKeys.WAITERS;
+			redisKeys[7 * i + 5] = lock + RedisKeys.IDS;
+			redisKeys[7 * i + 6] = lock + RedisKeys.HOLDERS;
 			args[8 * i] = request.token();
 			args[8 * i + 1] = millis(request.lease());
 			args[8 * i + 2] = request.shared() ? "1" : "0";
@@ -146,7 +152,15 @@ final class LockScripts {
 			result[i] = number(reply, i);
 		}
 		if (result.length < 2) {
-			throw new IllegalStateException("Unexpected script result " + reply);
+			throw new LockStoreException(null, "Unexpected script result " + reply, null);
+		}
+		if (result[0] == 0 && !willWait) {
+			// Refused, no further attempt with these tokens: their index entries go now, not after the grace.
+			for (LockRequest request : requests) {
+				if (request.lockId() != null) {
+					ids.unindex(request.lockId(), request.token(), request.key(), until);
+				}
+			}
 		}
 		if (result[0] == 1 && replicaAcks > 0) {
 			try {
@@ -154,6 +168,9 @@ final class LockScripts {
 			}
 			catch (RuntimeException ex) {
 				requests.forEach(this::cleanUp);
+				if (requests.stream().anyMatch(LockRequest::noExpiry)) {
+					awaitReleaseQuietly(redisKeys[0], shortest);
+				}
 				throw ex;
 			}
 		}
@@ -173,8 +190,12 @@ final class LockScripts {
 			held = ids.extend(key, token, lockId, lease, until);
 		}
 		else {
-			Long extended = runner.run(shared ? RedisScripts.EXTEND_SHARED : RedisScripts.EXTEND,
-					new String[] { lock }, new String[] { token, millis(lease) }, until);
+			Long extended = shared
+					? runner.run(RedisScripts.EXTEND_SHARED,
+							new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.HOLDERS },
+							new String[] { token, millis(lease), retentionMillis }, until)
+					: runner.run(RedisScripts.EXTEND, new String[] { lock, lock + RedisKeys.FENCE },
+							new String[] { token, millis(lease), retentionMillis }, until);
 			held = extended != null && extended == 1;
 		}
 		if (held && replicaAcks > 0) {
@@ -192,6 +213,13 @@ final class LockScripts {
 	}
 
 	/**
+	 * Stops the background retries of cleanups ({@link UnknownGrants#close}).
+	 */
+	void close() {
+		unknownGrants.close();
+	}
+
+	/**
 	 * With replica acks on, waits until enough replicas have the grant just written on this connection; a grant they
 	 * did not acknowledge by the deadline is released by owner token and reported as a store error, never as held.
 	 */
@@ -204,7 +232,24 @@ final class LockScripts {
 		}
 		catch (RuntimeException ex) {
 			cleanUp(request);
+			if (request.noExpiry()) {
+				awaitReleaseQuietly(lock, request.lease());
+			}
 			throw ex;
+		}
+	}
+
+	/**
+	 * After releasing a grant without expiry the replicas did not acknowledge, gives the release the same chance to
+	 * reach them (a WAIT on the connection that sent it), so a failover is less likely to keep a grant that would never
+	 * expire (a leased one expires by itself); best effort, never throws.
+	 */
+	private void awaitReleaseQuietly(String lock, Duration lease) {
+		try {
+			runner.awaitReplicas(lock, replicaAcks, runner.deadline(lease));
+		}
+		catch (RuntimeException ex) {
+			// the grant's own error is what the caller hears
 		}
 	}
 
@@ -236,10 +281,10 @@ final class LockScripts {
 	}
 
 	private static long number(@Nullable List<?> result, int index) {
-		if (result == null || result.size() <= index) {
-			throw new IllegalStateException("Unexpected script result " + result);
+		if (result == null || result.size() <= index || !(result.get(index) instanceof Number number)) {
+			throw new LockStoreException(null, "Unexpected script result " + result, null);
 		}
-		return ((Number) result.get(index)).longValue();
+		return number.longValue();
 	}
 
 	private static String millis(Duration lease) {

@@ -39,6 +39,13 @@ final class RedisAcquisition implements Acquisition {
 	 */
 	static final Duration QUEUE_STAY = Duration.ofSeconds(2);
 
+	/**
+	 * The longest a waiter waits without refreshing its queue entry and the waiting mark: well within
+	 * {@link #QUEUE_STAY}, so however long its backoff, it keeps its place in the queue and a release always sees the
+	 * mark (and so publishes), also against a holder without expiry, whose mark lasts only the queue stay.
+	 */
+	static final Duration REMARK = QUEUE_STAY.dividedBy(2);
+
 	private final LockRequest request;
 
 	private final LockScripts scripts;
@@ -89,7 +96,9 @@ final class RedisAcquisition implements Acquisition {
 	public Optional<Granted> tryOnce() {
 		// A release handed us the lock: no round trip. With replica acks the attempt below takes it instead (answer 2),
 		// as the grant must be written on this client's connection for WAIT to cover it.
-		Grant handedOver = scripts.acknowledges() ? null : takeGrant();
+		// A hand-off to a waiter without expiry is provisional (a lease of the queue stay, so a dead waiter does not
+		// hold it for ever): the attempt below makes it its own for good (answer 2).
+		Grant handedOver = scripts.acknowledges() || request.noExpiry() ? null : takeGrant();
 		if (handedOver != null) {
 			return Optional.of(granted(handedOver.fencingToken(), handedOver.leaseStartNanos()));
 		}
@@ -147,7 +156,53 @@ final class RedisAcquisition implements Acquisition {
 			// The holder's lease runs out before the backoff would end: wake then (plus 1 ms for rounding).
 			wait = Math.max(0, Math.min(wait, expiresAt - System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1)));
 		}
-		return signals.tryAcquire(wait, TimeUnit.NANOSECONDS);
+		long until = System.nanoTime() + wait;
+		while (true) {
+			long left = until - System.nanoTime();
+			boolean remarks = (queues || !polling) && left > REMARK.toNanos();
+			if (signals.tryAcquire(remarks ? REMARK.toNanos() : Math.max(0, left), TimeUnit.NANOSECONDS)) {
+				return true;
+			}
+			if (!remarks) {
+				return false;
+			}
+			if (remark()) {
+				return true; // granted meanwhile: the next attempt takes it
+			}
+		}
+	}
+
+	/**
+	 * A queued attempt sent only to keep this waiter's queue entry and the waiting mark alive during a long backoff;
+	 * not one of the caller's attempts. A grant it gets is kept for the next {@link #tryOnce()}, as a hand-off is.
+	 * @return whether it was granted, or failed (then the next attempt finds out)
+	 */
+	private boolean remark() {
+		long sent = System.nanoTime();
+		int attempt = queues ? queuedAttempt(sent) : 0;
+		long[] reply;
+		try {
+			reply = request.shared() ? scripts.acquireAll(List.of(request), true)
+					: scripts.acquire(request, QUEUE_STAY, attempt, handsOff ? channels.grantChannel() : "");
+		}
+		catch (RuntimeException ex) {
+			synchronized (this) {
+				uncertain = true;
+			}
+			logger.debug("Could not refresh the queue entry of '" + request.key() + "'", ex);
+			return true;
+		}
+		if (reply[0] == 0) {
+			holderExpiresAtNanos = reply[1] > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reply[1]) : 0;
+			return false;
+		}
+		synchronized (this) {
+			if (!taken) {
+				grant = new Grant(reply[1], reply[0] == 2 && attempts > 0 ? sentNanos[0] : sent);
+				uncertain = true; // a caller that gives up before taking it has it released
+			}
+		}
+		return true;
 	}
 
 	@Override

@@ -15,8 +15,12 @@ import dev.distlock.core.InvalidLockKeyException;
  * <li>{@code <namespace>:{<key>}}: the lock, a string holding the owner token (exclusive) or a sorted set of owner
  * tokens scored by expiry in server milliseconds (shared)</li>
  * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n}, the last first-holder's
- * {@code owner}, {@code host}, {@code at} and {@code mode}, and the last releasing token {@code r}; it expires after the
- * fence retention, counted from the last grant and never shorter than that grant's lease</li>
+ * {@code owner}, {@code host}, {@code at} and {@code mode}, the last exclusive release {@code r} ({@code <token>}, or
+ * {@code <token> unlocked} by lock ID) and the recent shared releases {@code rs} (a JSON list, at most 64, of the last
+ * twice the command timeout or 10 s), so a replayed release answers as its first run did; it expires after the fence
+ * retention, counted from the last grant, and never before the lock (persistent while the lock has no expiry)</li>
+ * <li>{@code <namespace>:{<key>}:holders}: a shared lock's holders' details (a hash: owner token -> JSON fencing token,
+ * owner, host, grant time); it lives exactly as long as the set of holders</li>
  * <li>{@code <namespace>:{<key>}:queue} and {@code <namespace>:{<key>}:waiters}: the FIFO of waiting owner tokens
  * (a sorted set by arrival) and their entries (a hash: deadline, attempt, lease, owner, host, grant channel); they
  * exist only while
@@ -52,6 +56,9 @@ final class RedisKeys {
 	/** Suffix of the lock-ID records' name. */
 	static final String IDS = ":ids";
 
+	/** Suffix of the shared holders' details' name. */
+	static final String HOLDERS = ":holders";
+
 	/** Suffix of the release channel's name. */
 	static final String RELEASED = ":released";
 
@@ -81,6 +88,10 @@ final class RedisKeys {
 
 	String ids(String key) {
 		return lock(key) + IDS;
+	}
+
+	String holders(String key) {
+		return lock(key) + HOLDERS;
 	}
 
 	String fence(String key) {

@@ -27,6 +27,8 @@ final class RedisLease implements Lease {
 
 	private final @Nullable String lockId;
 
+	private final boolean noExpiry;
+
 	RedisLease(LockScripts scripts, LockRequest request, long fencingToken) {
 		this.scripts = scripts;
 		this.key = request.key();
@@ -35,6 +37,7 @@ final class RedisLease implements Lease {
 		this.shared = request.shared();
 		this.lease = request.lease();
 		this.lockId = request.lockId();
+		this.noExpiry = request.noExpiry();
 	}
 
 	@Override
@@ -49,7 +52,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public boolean release() {
-		return scripts.releases().release(key, token, shared, lease, lockId);
+		return scripts.releases().release(key, token, shared, lease, lockId, noExpiry);
 	}
 
 	@Override

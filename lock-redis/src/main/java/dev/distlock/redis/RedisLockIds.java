@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
@@ -73,60 +76,68 @@ final class RedisLockIds {
 		return member != null && member.held();
 	}
 
-	/** Removes one lock's entry from its lock ID's index. */
+	/** Removes one lock's entry from its lock ID's index: its holder, or its refused or withdrawn caller, is done. */
 	void unindex(String lockId, String token, String key, long until) {
-		unindex(lockId, List.of(member(token, key)), until);
+		runner.unindex(keys.index(lockId), List.of(member(token, key)), until);
 	}
 
 	/**
 	 * Reads the ID's index newest first, then per member checks its record (owner token and ID, in the lock's slot)
 	 * and releases it through the ordinary release script (so a queued waiter is handed the lock); records of expired
-	 * members are dropped, and every entry read leaves the index. Not atomic across slots: a lock added under the ID
-	 * after the index was read stays.
+	 * members are dropped. Entries whose lock was released or dropped leave the index; an entry without a record stays
+	 * while its acquire may still be in flight ({@link #trim}), so a lock granted meanwhile stays reachable by its ID.
 	 */
 	List<LockInfo> unlock(String lockId, ReleaseScripts releases) {
 		List<LockInfo> released = new ArrayList<>();
-		List<String> done = new ArrayList<>();
-		for (String member : members(lockId)) {
+		List<Map.Entry<String, Double>> entries = members(lockId);
+		List<String> trim = new ArrayList<>();
+		for (Map.Entry<String, Double> entry : entries) {
+			String member = entry.getKey();
 			int space = member.indexOf(' ');
+			boolean resolved = true;
 			if (space > 0) {
 				String token = member.substring(0, space);
 				String key = member.substring(space + 1);
 				IdMember found = idMember(key, token, lockId, -1);
-				if (found != null && found.held() && releases.releaseById(key, token, found.shared(), lockId)) {
+				if (found == null) {
+					resolved = false;
+				}
+				else if (found.held() && releases.releaseById(key, token, found.shared(), lockId)) {
 					released.add(info(found, lockId));
 				}
 			}
-			done.add(member);
+			addTrim(trim, entry, resolved);
 		}
-		unindex(lockId, done, runner.deadline(runner.timeout()));
+		trim(lockId, entries, trim, 0, runner.deadline(runner.timeout()));
 		return released;
 	}
 
 	/**
 	 * Reads the ID's index newest first, then per member moves the lease of a lock its token still holds, recording
-	 * the TTL and renewal time; members recorded but no longer held are reported as expired, and entries without a
-	 * record leave the index.
+	 * the TTL and renewal time; members recorded but no longer held are reported as expired. Entries without a record
+	 * leave the index once their acquire can no longer be in flight ({@link #trim}); when every entry's lock was found,
+	 * the index's TTL follows the new lease, even if a lock without expiry had made it persistent.
 	 */
 	LockRenewal renew(String lockId, Duration ttl) {
 		List<LockInfo> renewed = new ArrayList<>();
 		List<LockInfo> expired = new ArrayList<>();
 		List<String> gone = new ArrayList<>();
 		long until = runner.deadline(runner.timeout());
-		List<String> members = members(lockId);
+		List<Map.Entry<String, Double>> entries = members(lockId);
 		extendIndex(lockId, ttl, until);
-		for (String member : members) {
+		for (Map.Entry<String, Double> entry : entries) {
+			String member = entry.getKey();
 			int space = member.indexOf(' ');
 			IdMember found = space <= 0 ? null : idMember(member.substring(space + 1), member.substring(0, space),
 					lockId, Math.max(1, ttl.toMillis()));
 			if (found == null) {
-				gone.add(member);
+				addTrim(gone, entry, space <= 0);
 			}
 			else {
 				(found.held() ? renewed : expired).add(info(found, lockId));
 			}
 		}
-		unindex(lockId, gone, until);
+		trim(lockId, entries, gone, indexTtl(ttl), until);
 		return new LockRenewal(lockId, renewed, expired);
 	}
 
@@ -136,15 +147,47 @@ final class RedisLockIds {
 	 */
 	private void extendIndex(String lockId, Duration ttl, long until) {
 		runner.run(RedisScripts.INDEX, new String[] { keys.index(lockId) },
-				new String[] { String.valueOf(Math.max(ttl.toMillis(), retention.toMillis())
-						+ RedisAcquisition.QUEUE_STAY.toMillis()) }, until);
+				new String[] { String.valueOf(indexTtl(ttl)) }, until);
 	}
 
-	/** Removes members from a lock ID's index. */
-	private void unindex(String lockId, List<String> members, long until) {
-		if (!members.isEmpty()) {
-			runner.unindex(keys.index(lockId), members, until);
+	private long indexTtl(Duration ttl) {
+		return Math.max(ttl.toMillis(), retention.toMillis()) + RedisAcquisition.QUEUE_STAY.toMillis();
+	}
+
+	/** One {@code index-trim.lua} triple: the member, its score as read, whether its lock was found. */
+	private static void addTrim(List<String> trim, Map.Entry<String, Double> entry, boolean resolved) {
+		trim.add(entry.getKey());
+		trim.add(score(entry.getValue()));
+		trim.add(resolved ? "r" : "p");
+	}
+
+	/**
+	 * {@code index-trim.lua}: drops the entries no lock can still be granted under. The grace is the longest an
+	 * acquire may still write its record after its index entry: its call (at most the command timeout) and then a
+	 * hand-off to its queue entry (at most the queue stay), plus a second for clock granularity.
+	 * @param ttlMillis the index's TTL when every entry read was resolved and none was written since, or 0 to leave it
+	 */
+	private void trim(String lockId, List<Map.Entry<String, Double>> read, List<String> trim, long ttlMillis,
+			long until) {
+		if (trim.isEmpty() && ttlMillis == 0) {
+			return;
 		}
+		long graceMicros = TimeUnit.NANOSECONDS.toMicros(runner.timeout().toNanos()
+				+ RedisAcquisition.QUEUE_STAY.toNanos() + TimeUnit.SECONDS.toNanos(1));
+		String newest = read.isEmpty() ? "0" : score(read.get(0).getValue());
+		String[] args = new String[trim.size() + 3];
+		args[0] = String.valueOf(graceMicros);
+		args[1] = newest;
+		args[2] = String.valueOf(ttlMillis);
+		for (int i = 0; i < trim.size(); i++) {
+			args[i + 3] = trim.get(i);
+		}
+		runner.run(RedisScripts.INDEX_TRIM, new String[] { keys.index(lockId) }, args, until);
+	}
+
+	/** A score as index.lua wrote it: integer microseconds, exact in a double. */
+	private static String score(@Nullable Double score) {
+		return score == null ? "0" : String.format(Locale.ROOT, "%.0f", score);
 	}
 
 	/** The index entry of one lock: its owner token (no spaces), a space, its key. */
@@ -153,9 +196,9 @@ final class RedisLockIds {
 	}
 
 	/**
-	 * The members of a lock ID, newest first.
+	 * The entries of a lock ID's index with their scores, newest first.
 	 */
-	private List<String> members(String lockId) {
+	private List<Map.Entry<String, Double>> members(String lockId) {
 		return runner.newestFirst(keys.index(lockId), runner.deadline(runner.timeout()));
 	}
 
@@ -166,7 +209,8 @@ final class RedisLockIds {
 	private @Nullable IdMember idMember(String key, String token, String lockId, long ttlMillis) {
 		String lock = keys.lock(key);
 		List<?> reply = runner.run(RedisScripts.ID_MEMBER, new String[] { lock, lock + RedisKeys.FENCE,
-				lock + RedisKeys.IDS }, new String[] { token, lockId, String.valueOf(ttlMillis) },
+				lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS },
+				new String[] { token, lockId, String.valueOf(ttlMillis), String.valueOf(retention.toMillis()) },
 				runner.deadline(runner.timeout()));
 		if (reply == null || reply.isEmpty() || "-1".equals(String.valueOf(reply.get(0)))) {
 			return null;

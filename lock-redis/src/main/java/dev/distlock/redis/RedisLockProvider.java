@@ -45,7 +45,8 @@ import dev.distlock.core.spi.WriterPriority;
  * refused (writer priority). Locks may carry a lock ID (a record beside the owner token, and an index per ID written
  * before the grant, in the ID's own slot) and be unlocked or renewed by it from any process, or have no expiry; a
  * plain request (no lock ID, with a lease) does no lock-ID work. Every call has a deadline: the lease it serves,
- * capped by the client's command timeout. With {@code replicaAcks} above 0, a grant counts only once that many
+ * never below a healthy round trip on a loaded machine nor above the client's command timeout; a grant that arrives
+ * after its lease is released, so a lease shorter than a round trip is "not acquired", as on any store. With {@code replicaAcks} above 0, a grant counts only once that many
  * replicas acknowledged it ({@code WAIT}).
  */
 public final class RedisLockProvider
@@ -227,6 +228,7 @@ public final class RedisLockProvider
 	 */
 	@Override
 	public void close() {
+		scripts.close();
 		channels.close();
 		runner.close();
 	}

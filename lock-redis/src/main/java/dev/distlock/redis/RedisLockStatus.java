@@ -52,7 +52,7 @@ final class RedisLockStatus {
 	/** Locks read per script call at most, so one reply stays small. */
 	static final int BATCH = 256;
 
-	private static final int FIELDS = 11;
+	private static final int FIELDS = 12;
 
 	private final StringRedisTemplate redis;
 
@@ -75,15 +75,16 @@ final class RedisLockStatus {
 		ScanOptions options = ScanOptions.scanOptions().match(keys.lockPattern(keyPrefix)).count(SCAN_COUNT).build();
 		List<LockInfo> result = redis.execute((RedisCallback<List<LockInfo>>) connection -> {
 			StatusPages pages = new StatusPages(query, keys);
+			String lockId = query.lockId();
 			if (connection instanceof RedisClusterConnection cluster) {
 				for (RedisClusterNode node : cluster.clusterGetNodes()) {
-					if (node.isMaster() && !pages.scan(cluster.scan(node, options), batch -> readSlots(cluster, batch))) {
+					if (node.isMaster() && !pages.scan(cluster.scan(node, options), batch -> readSlots(cluster, batch, lockId))) {
 						break;
 					}
 				}
 			}
 			else {
-				pages.scan(connection.keyCommands().scan(options), batch -> read(connection, batch));
+				pages.scan(connection.keyCommands().scan(options), batch -> read(connection, batch, lockId));
 			}
 			return pages.found();
 		});
@@ -92,7 +93,7 @@ final class RedisLockStatus {
 	}
 
 	/** Reads one page of lock keys with one script call. */
-	private List<LockInfo> read(RedisConnection connection, List<String> lockKeys) {
+	private List<StatusPages.Row> read(RedisConnection connection, List<String> lockKeys, @Nullable String lockId) {
 		byte[][] keyBytes = keyBytes(lockKeys);
 		List<?> reply;
 		try {
@@ -108,21 +109,22 @@ final class RedisLockStatus {
 				.eval(RedisScripts.STATUS.text().getBytes(StandardCharsets.UTF_8), ReturnType.MULTI, keyBytes.length,
 						keyBytes);
 		}
-		return infos(lockKeys, reply);
+		return rows(lockKeys, reply, lockId);
 	}
 
 	/**
 	 * Reads one cluster page: the locks grouped by slot, one script call per slot, all sent before any reply is
 	 * awaited over Lettuce's asynchronous cluster connection, so the page costs one round trip per node it reaches.
 	 */
-	private List<LockInfo> readSlots(RedisClusterConnection connection, List<String> lockKeys) {
+	private List<StatusPages.Row> readSlots(RedisClusterConnection connection, List<String> lockKeys,
+			@Nullable String lockId) {
 		Map<Integer, List<String>> bySlot = new LinkedHashMap<>();
 		for (String key : lockKeys) {
 			bySlot.computeIfAbsent(SlotHash.getSlot(keys.lock(key)), slot -> new ArrayList<>()).add(key);
 		}
-		List<LockInfo> infos = new ArrayList<>(lockKeys.size());
+		List<StatusPages.Row> infos = new ArrayList<>(lockKeys.size());
 		if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> nativeAsync)) {
-			bySlot.values().forEach(group -> infos.addAll(read(connection, group)));
+			bySlot.values().forEach(group -> infos.addAll(read(connection, group, lockId)));
 			return infos;
 		}
 		@SuppressWarnings("unchecked")
@@ -143,23 +145,57 @@ final class RedisLockStatus {
 				reply = await(async.eval(RedisScripts.STATUS.text(), ScriptOutputType.MULTI, keyBytes(group)),
 						System.nanoTime() + timeout.toNanos());
 			}
-			infos.addAll(infos(group, reply));
+			infos.addAll(rows(group, reply, lockId));
 		}
 		return infos;
 	}
 
-	private List<LockInfo> infos(List<String> lockKeys, List<?> reply) {
-		List<LockInfo> infos = new ArrayList<>(lockKeys.size());
+	/**
+	 * The rows of a page: one per lock, or, for a query by lock ID, one per shared holder taken under that ID (with
+	 * its own details, as every store reports them); each row also names the owners of all live shared holders.
+	 */
+	private List<StatusPages.Row> rows(List<String> lockKeys, List<?> reply, @Nullable String lockId) {
+		List<StatusPages.Row> rows = new ArrayList<>(lockKeys.size());
 		for (int i = 0; i < lockKeys.size(); i++) {
-			LockInfo info = info(lockKeys.get(i), reply, i * FIELDS);
-			if (info != null) {
-				infos.add(info);
+			int at = i * FIELDS;
+			LockInfo info = info(lockKeys.get(i), reply, at);
+			if (info == null) {
+				continue;
+			}
+			List<?> holders = reply.get(at + 11) instanceof List<?> list ? list : List.of();
+			List<String> owners = new ArrayList<>();
+			for (int h = 0; h + 8 <= holders.size(); h += 8) {
+				owners.add(text(holders.get(h)));
+			}
+			if (lockId == null || holders.isEmpty()) {
+				rows.add(new StatusPages.Row(info, owners));
+				continue;
+			}
+			for (int h = 0; h + 8 <= holders.size(); h += 8) {
+				if (lockId.equals(text(holders.get(h + 3)))) {
+					LockInfo holder = holderInfo(info, holders, h);
+					rows.add(new StatusPages.Row(holder, List.of()));
+				}
 			}
 		}
-		return infos;
+		return rows;
 	}
 
-	/** One lock from its 11 fields, or null when the key is gone or holds no lock. */
+	/** One live shared holder's lock from its 8 texts: its own owner, times, lock ID, lease and fencing token. */
+	private static LockInfo holderInfo(LockInfo lock, List<?> holders, int at) {
+		long remainingMillis = Long.parseLong(text(holders.get(at + 6)));
+		Duration remaining = remainingMillis < 0 ? LockInfo.NO_EXPIRY : Duration.ofMillis(remainingMillis);
+		String ttl = text(holders.get(at + 5));
+		Duration ttlValue = ttl.isEmpty() ? (remainingMillis < 0 ? null : remaining)
+				: "-1".equals(ttl) ? null : Duration.ofMillis(Long.parseLong(ttl));
+		String fence = text(holders.get(at + 7));
+		return new LockInfo(lock.key(), LockMode.SHARED, blankToNull(text(holders.get(at))),
+				blankToNull(text(holders.get(at + 1))), fence.isEmpty() ? lock.fencingToken() : Long.parseLong(fence),
+				acquiredAt(text(holders.get(at + 2))), remaining, 1, blankToNull(text(holders.get(at + 3))),
+				acquiredAt(text(holders.get(at + 4))), ttlValue);
+	}
+
+	/** One lock from its first 11 fields, or null when the key is gone or holds no lock. */
 	private static @Nullable LockInfo info(String key, List<?> row, int at) {
 		String type = text(row.get(at));
 		if (!"string".equals(type) && !"zset".equals(type)) {
@@ -183,11 +219,12 @@ final class RedisLockStatus {
 	}
 
 	private byte[][] keyBytes(List<String> lockKeys) {
-		byte[][] bytes = new byte[lockKeys.size() * 3][];
+		byte[][] bytes = new byte[lockKeys.size() * 4][];
 		for (int i = 0; i < lockKeys.size(); i++) {
-			bytes[3 * i] = keys.lock(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
-			bytes[3 * i + 1] = keys.fence(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
-			bytes[3 * i + 2] = keys.ids(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[4 * i] = keys.lock(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[4 * i + 1] = keys.fence(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[4 * i + 2] = keys.ids(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			bytes[4 * i + 3] = keys.holders(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
 		}
 		return bytes;
 	}

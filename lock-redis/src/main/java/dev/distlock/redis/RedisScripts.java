@@ -44,11 +44,14 @@ final class RedisScripts {
 	/** Moves one live shared place's expiry; 1 or 0. */
 	static final LuaScript<Long> EXTEND_SHARED = load("extend-shared.lua", Long.class);
 
-	/** Deletes a lock whoever holds it, keeping its fencing counter, and publishes the release; 1 or 0. */
-	static final LuaScript<Long> FORCE_RELEASE = load("force-release.lua", Long.class);
+	/** Deletes a lock whoever holds it, keeping its fencing counter, and publishes the release; {1 or 0, token, lock ID...}. */
+	static final LuaScript<List<?>> FORCE_RELEASE = load("force-release.lua", List.class);
 
 	/** Adds members to a lock ID's index, scored by server time; the count added. */
 	static final LuaScript<Long> INDEX = load("index.lua", Long.class);
+
+	/** Drops the entries of a lock ID's index that no lock can still be granted under; the number removed. */
+	static final LuaScript<Long> INDEX_TRIM = load("index-trim.lua", Long.class);
 
 	/** Reads, renews or drops one member of a lock ID by its owner token and ID; its details, as text. */
 	static final LuaScript<List<?>> ID_MEMBER = load("id-member.lua", List.class);

@@ -1,14 +1,15 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The one place that knows the KEYS and ARGV layout of the scripts that let a lock go: {@code release.lua} (an
  * exclusive lock, handed to the oldest live waiter when one is queued), {@code release-shared.lua} (one shared place)
- * and {@code force-release.lua} (whoever holds it). Each call's deadline is the lease it serves, capped by the command
- * timeout. Releases never wait for replica acknowledgement: a release lost in a failover leaves the lock to expire
+ * and {@code force-release.lua} (whoever holds it). Each call's deadline is the lease it serves, with the floor and cap of
+ * {@link ScriptRunner#deadline}. Releases never wait for replica acknowledgement: a release lost in a failover leaves the lock to expire
  * with its lease, the safe direction.
  */
 final class ReleaseScripts {
@@ -25,6 +26,13 @@ final class ReleaseScripts {
 
 	private final String queueStayMillis;
 
+	/**
+	 * How long the fence hash's list of recent shared releases keeps one: twice the command timeout, at least 10 s.
+	 * Lettuce replays an unanswered command after a reconnect while the caller still waits for it, so within the
+	 * command timeout.
+	 */
+	private final String replayWindowMillis;
+
 	ReleaseScripts(ScriptRunner runner, RedisKeys keys, RedisLockIds ids, boolean pubSub, Duration fenceRetention) {
 		this.runner = runner;
 		this.keys = keys;
@@ -32,6 +40,7 @@ final class ReleaseScripts {
 		this.pubSub = pubSub ? "1" : "0";
 		this.retentionMillis = String.valueOf(fenceRetention.toMillis());
 		this.queueStayMillis = String.valueOf(RedisAcquisition.QUEUE_STAY.toMillis());
+		this.replayWindowMillis = String.valueOf(Math.max(runner.timeout().multipliedBy(2).toMillis(), 10_000));
 	}
 
 	/**
@@ -39,8 +48,9 @@ final class ReleaseScripts {
 	 * A lock taken under a lock ID also drops its record, then its entry in the ID's index (a second call, as the
 	 * index may be in another slot; a crash between leaves an entry that unlock and renew by ID drop).
 	 */
-	boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId) {
-		return release(key, token, shared, lease, lockId, false);
+	boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
+			boolean noExpiry) {
+		return release(key, token, shared, lease, lockId, false, noExpiry);
 	}
 
 	/**
@@ -48,24 +58,25 @@ final class ReleaseScripts {
 	 * release of the same token reports the lock lost.
 	 */
 	boolean releaseById(String key, String token, boolean shared, String lockId) {
-		return release(key, token, shared, runner.timeout(), lockId, true);
+		return release(key, token, shared, runner.timeout(), lockId, true, true);
 	}
 
 	private boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
-			boolean byId) {
+			boolean byId, boolean noExpiry) {
 		long until = runner.deadline(lease);
 		String lock = keys.lock(key);
 		Long released = shared
 				? runner.run(RedisScripts.RELEASE_SHARED,
-						lockId == null ? new String[] { lock, lock + RedisKeys.FENCE }
-								: new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.IDS },
-						new String[] { token, pubSub.equals("1") ? lock + RedisKeys.RELEASED : "", byId ? "1" : "0" },
+						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS },
+						// Always published: waiters of other clients may rely on it, even if this client has no pub/sub.
+						new String[] { token, lock + RedisKeys.RELEASED, byId ? "1" : "0",
+								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
 				: runner.run(RedisScripts.RELEASE,
 						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
 								lock + RedisKeys.WAITERS, lock + RedisKeys.IDS },
 						new String[] { token, pubSub, retentionMillis, queueStayMillis,
-								byId ? "2" : lockId != null ? "1" : "0" },
+								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0" },
 						until);
 		if (lockId != null) {
 			ids.unindex(lockId, token, key, until);
@@ -73,13 +84,23 @@ final class ReleaseScripts {
 		return released != null && released == 1;
 	}
 
-	/** {@code force-release.lua}: whether a lock was removed. */
+	/**
+	 * {@code force-release.lua}: whether a lock was removed. The evicted holders' lock-ID records go with it, and then
+	 * their entries in their IDs' indexes (one more call each, as an index may be in another slot).
+	 */
 	boolean forceRelease(String key) {
 		String lock = keys.lock(key);
-		Long removed = runner.run(RedisScripts.FORCE_RELEASE, new String[] { lock },
-				new String[] { pubSub.equals("1") ? lock + RedisKeys.RELEASED : "" },
-				runner.deadline(runner.timeout()));
-		return removed != null && removed == 1;
+		long until = runner.deadline(runner.timeout());
+		List<?> reply = runner.run(RedisScripts.FORCE_RELEASE,
+				new String[] { lock, lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS, lock + RedisKeys.FENCE },
+				new String[] { lock + RedisKeys.RELEASED, retentionMillis }, until);
+		if (reply == null || reply.isEmpty()) {
+			return false;
+		}
+		for (int i = 1; i + 1 < reply.size(); i += 2) {
+			ids.unindex(String.valueOf(reply.get(i + 1)), String.valueOf(reply.get(i)), key, until);
+		}
+		return reply.get(0) instanceof Number removed && removed.longValue() == 1;
 	}
 
 }

@@ -1,7 +1,10 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -13,6 +16,7 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -27,21 +31,31 @@ import dev.distlock.core.LockStoreException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 
 /**
  * Runs the lock scripts. With a Lettuce factory they go over one dedicated connection of the factory's own client
  * (standalone, Sentinel or cluster), EVALSHA first and EVAL once on NOSCRIPT: a Spring template call costs a new
  * connection wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of
  * an uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
- * <p>Every call on the dedicated connection has its own deadline, so no lock call outlives the lease it serves, whatever
- * the connection's command timeout. A call that misses it throws; the command may still run on the server later, which
- * is why callers clean up by owner token after a failed acquire.
+ * <p>Every call on the dedicated connection has its own deadline: the lease it serves, never below a healthy round trip
+ * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout. A call that misses it throws; the command
+ * may still run on the server later, which is why callers clean up by owner token after a failed acquire, and a grant
+ * that arrives after its lease has passed is released, not handed out.
  */
 final class ScriptRunner implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ScriptRunner.class);
 
 	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+	/**
+	 * The shortest call deadline, whatever the lease: a loaded machine (a GC pause, a busy CPU) can stretch a healthy
+	 * round trip to hundreds of milliseconds, and a deadline below that would report a healthy store as failed. A grant
+	 * that arrives after its lease has passed is released by the caller (the core's ran-out path, or the cleanup of an
+	 * attempt that got no answer), so a call may outlive a shorter lease safely.
+	 */
+	static final Duration MIN_DEADLINE = Duration.ofSeconds(2);
 
 	private final StringRedisTemplate template;
 
@@ -68,12 +82,13 @@ final class ScriptRunner implements AutoCloseable {
 	}
 
 	/**
-	 * The deadline of a call serving a lease: the lease, capped by the command timeout, from now. Opens the connection
-	 * first if needed, so connecting does not eat the call's time (a failed connect throws here).
+	 * The deadline of a call serving a lease, from now: the lease, but never less than {@link #MIN_DEADLINE}, and
+	 * never more than the command timeout. Opens the connection first if needed, so connecting does not eat the call's
+	 * time (a failed connect throws here).
 	 */
 	long deadline(Duration lease) {
 		commands();
-		return System.nanoTime() + Math.min(lease.toNanos(), timeout.toNanos());
+		return System.nanoTime() + Math.min(Math.max(lease.toNanos(), MIN_DEADLINE.toNanos()), timeout.toNanos());
 	}
 
 	/**
@@ -99,16 +114,25 @@ final class ScriptRunner implements AutoCloseable {
 	}
 
 	/**
-	 * {@code ZREVRANGE key 0 -1}: the members of a lock ID's index, newest first.
+	 * {@code ZREVRANGE key 0 -1 WITHSCORES}: the entries of a lock ID's index with their scores (write times, server
+	 * microseconds), newest first.
 	 */
-	@SuppressWarnings("unchecked")
-	List<String> newestFirst(String indexKey, long untilNanos) {
+	List<Map.Entry<String, Double>> newestFirst(String indexKey, long untilNanos) {
 		RedisClusterAsyncCommands<String, String> async = commands();
+		List<Map.Entry<String, Double>> entries = new ArrayList<>();
 		if (async == null) {
-			java.util.Set<String> members = template.opsForZSet().reverseRange(indexKey, 0, -1);
-			return members == null ? List.of() : List.copyOf(members);
+			Set<ZSetOperations.TypedTuple<String>> members = template.opsForZSet().reverseRangeWithScores(indexKey, 0,
+					-1);
+			if (members != null) {
+				members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+			}
+			return entries;
 		}
-		return (List<String>) await(async.zrevrange(indexKey, 0, -1), untilNanos);
+		@SuppressWarnings("unchecked")
+		List<ScoredValue<String>> members = (List<ScoredValue<String>>) await(
+				async.zrevrangeWithScores(indexKey, 0, -1), untilNanos);
+		members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+		return entries;
 	}
 
 	/**

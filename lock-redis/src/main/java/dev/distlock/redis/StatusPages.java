@@ -61,9 +61,17 @@ final class StatusPages {
 		return found;
 	}
 
-	private boolean keep(List<LockInfo> infos) {
-		for (LockInfo info : infos) {
-			if (query.matches(info)) {
+	/**
+	 * Keeps the rows that match. The owner filter matches any live holder of a shared lock, not only the one its row
+	 * reports, as on every store.
+	 */
+	private boolean keep(List<Row> rows) {
+		String owner = query.owner();
+		StatusQuery everyOwner = query.withOwner(null);
+		for (Row row : rows) {
+			LockInfo info = row.info();
+			if (everyOwner.matches(info) && (owner == null || owner.equals(info.owner())
+					|| row.holderOwners().contains(owner))) {
 				found.add(info);
 				if (found.size() >= query.limit()) {
 					return false;
@@ -77,8 +85,14 @@ final class StatusPages {
 	@FunctionalInterface
 	interface PageReader {
 
-		List<LockInfo> read(List<String> lockKeys);
+		List<Row> read(List<String> lockKeys);
 
+	}
+
+	/**
+	 * One status row, and the owners of the lock's live shared holders (empty for an exclusive lock).
+	 */
+	record Row(LockInfo info, List<String> holderOwners) {
 	}
 
 }

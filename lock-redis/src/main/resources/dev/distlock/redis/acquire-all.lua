@@ -12,8 +12,12 @@
 -- Lock IDs: a shared request with a lock ID is refused while another live holder of the key has the same ID (by the
 -- ids hash); a request with a lock ID records it in the ids hash; a lock without expiry has no PX (exclusive) or the
 -- score +inf and no expiry on the set (shared).
--- KEYS[6i-5] lock key, KEYS[6i-4] fence hash, KEYS[6i-3] waiting mark, KEYS[6i-2] waiter queue, KEYS[6i-1] waiter
--- entries, KEYS[6i] ids hash of request i
+-- Each shared holder's fencing token, owner, host and grant time are kept in the key's holders' details, which live
+-- as long as the set, so a replayed shared acquire answers with its own token (not the key's latest) and status can
+-- name every holder. The fence hash lives at least as long as the lock (persistent while it has no expiry).
+-- KEYS[7i-6] lock key, KEYS[7i-5] fence hash, KEYS[7i-4] waiting mark, KEYS[7i-3] waiter queue, KEYS[7i-2] waiter
+-- entries, KEYS[7i-1] ids hash, KEYS[7i] holders' details (hash: token -> JSON [fencing token, owner, host, at ms])
+-- of request i
 -- ARGV[8(i-1)+1..8] token, lease ms, shared ('1' or '0'), maxConcurrent, owner name, host, lock ID ('' none), no
 -- expiry ('1' or '0') of request i; then ARGV[#ARGV-1] the fence retention ms, ARGV[#ARGV] how long the waiting mark
 -- lasts at least, in ms ('0': the caller will not wait, set no mark); 'at' is the server's TIME in epoch ms
@@ -21,7 +25,7 @@
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local n = #KEYS / 6
+local n = #KEYS / 7
 local retention = tonumber(ARGV[#ARGV - 1])
 local mark = tonumber(ARGV[#ARGV])
 -- A holder's expiry score; 'inf' for a holder without expiry.
@@ -34,17 +38,17 @@ end
 local empty = {}
 local mine = {}
 local function refused(i)
-	local lock = KEYS[6 * i - 5]
+	local lock = KEYS[7 * i - 6]
 	local remaining = redis.call('PTTL', lock)
 	if mark > 0 then
-		redis.call('SET', KEYS[6 * i - 3], '1', 'PX', math.max(mark, remaining, 1))
+		redis.call('SET', KEYS[7 * i - 4], '1', 'PX', math.max(mark, remaining, 1))
 	end
 	return {0, remaining}
 end
 -- Whether an exclusive waiter of request i's key is queued and live; drops the entries whose deadline has passed.
 local function writerWaits(i)
-	local queue = KEYS[6 * i - 2]
-	local entries = KEYS[6 * i - 1]
+	local queue = KEYS[7 * i - 3]
+	local entries = KEYS[7 * i - 2]
 	for _, token in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
 		local entry = redis.call('HGET', entries, token)
 		if entry and tonumber(cjson.decode(entry)[1]) > now then
@@ -60,11 +64,11 @@ local function sameIdHolds(i, a)
 	if ARGV[a + 7] == '' then
 		return false
 	end
-	local holders = redis.call('ZRANGEBYSCORE', KEYS[6 * i - 5], '(' .. now, '+inf')
+	local holders = redis.call('ZRANGEBYSCORE', KEYS[7 * i - 6], '(' .. now, '+inf')
 	if #holders == 0 then
 		return false
 	end
-	local records = redis.call('HMGET', KEYS[6 * i], unpack(holders))
+	local records = redis.call('HMGET', KEYS[7 * i - 1], unpack(holders))
 	for j = 1, #holders do
 		if records[j] and holders[j] ~= ARGV[a + 1] and cjson.decode(records[j])[1] == ARGV[a + 7] then
 			return true
@@ -73,7 +77,7 @@ local function sameIdHolds(i, a)
 	return false
 end
 for i = 1, n do
-	local lock = KEYS[6 * i - 5]
+	local lock = KEYS[7 * i - 6]
 	local a = 8 * (i - 1)
 	local kind = redis.call('TYPE', lock).ok
 	empty[i] = true
@@ -89,7 +93,11 @@ for i = 1, n do
 		if ARGV[a + 3] ~= '1' or kind ~= 'zset' then
 			return refused(i)
 		end
-		redis.call('ZREMRANGEBYSCORE', lock, '-inf', now)
+		local gone = redis.call('ZRANGEBYSCORE', lock, '-inf', now)
+		if #gone > 0 then
+			redis.call('ZREMRANGEBYSCORE', lock, '-inf', now)
+			redis.call('HDEL', KEYS[7 * i], unpack(gone))
+		end
 		local holders = redis.call('ZCARD', lock)
 		if holders >= tonumber(ARGV[a + 4]) or sameIdHolds(i, a) then
 			return refused(i)
@@ -99,13 +107,13 @@ for i = 1, n do
 end
 local result = {1}
 for i = 1, n do
-	local lock = KEYS[6 * i - 5]
-	local fence = KEYS[6 * i - 4]
+	local lock = KEYS[7 * i - 6]
+	local fence = KEYS[7 * i - 5]
 	local a = 8 * (i - 1)
 	local forever = ARGV[a + 8] == '1'
-	if ARGV[a + 3] == '1' then
+	local shared = ARGV[a + 3] == '1'
+	if shared then
 		redis.call('ZADD', lock, forever and '+inf' or now + tonumber(ARGV[a + 2]), ARGV[a + 1])
-		expireWithLongestHolder(lock)
 	elseif forever then
 		redis.call('SET', lock, ARGV[a + 1])
 	elseif mine[i] then
@@ -114,28 +122,44 @@ for i = 1, n do
 		redis.call('SET', lock, ARGV[a + 1], 'PX', ARGV[a + 2])
 	end
 	if mine[i] then
-		result[i + 1] = tonumber(redis.call('HGET', fence, 'n'))
+		local own = shared and redis.call('HGET', KEYS[7 * i], ARGV[a + 1])
+		local n = own and cjson.decode(own)[1] or redis.call('HGET', fence, 'n')
+		if not n then
+			-- The fence hash was lost (a restart without persistence): a new token from the clock, as on a grant.
+			n = string.format('%.0f', micros)
+			redis.call('HSET', fence, 'n', n)
+			redis.call('PEXPIRE', fence, math.max(retention, tonumber(ARGV[a + 2])))
+		end
+		result[i + 1] = tonumber(n)
 	else
 		local token = math.max(tonumber(redis.call('HGET', fence, 'n') or '0') + 1, micros)
 		result[i + 1] = token
 		if empty[i] then
 			redis.call('HSET', fence, 'n', string.format('%.0f', token), 'owner', ARGV[a + 5], 'host', ARGV[a + 6],
-				'at', string.format('%.0f', now), 'mode', ARGV[a + 3] == '1' and 's' or 'x')
+				'at', string.format('%.0f', now), 'mode', shared and 's' or 'x')
 		else
 			redis.call('HSET', fence, 'n', string.format('%.0f', token))
 		end
 		redis.call('PEXPIRE', fence, math.max(retention, tonumber(ARGV[a + 2])))
+		if shared then
+			redis.call('HSET', KEYS[7 * i], ARGV[a + 1], cjson.encode({string.format('%.0f', token), ARGV[a + 5],
+				ARGV[a + 6], string.format('%.0f', now)}))
+		end
 	end
-	if ARGV[a + 7] ~= '' and not (mine[i] and redis.call('HEXISTS', KEYS[6 * i], ARGV[a + 1]) == 1) then
+	if shared then
+		expireWithLongestHolder(lock, KEYS[7 * i])
+	end
+	keepFence(fence, shared and redis.call('PTTL', lock) or forever and -1 or tonumber(ARGV[a + 2]), retention)
+	if ARGV[a + 7] ~= '' and not (mine[i] and redis.call('HEXISTS', KEYS[7 * i - 1], ARGV[a + 1]) == 1) then
 		-- The hash lives as long as the fence hash (the retention, never less than the lease), so a record of a lock
 		-- whose lease ended still tells renew by ID that it expired; persistent once a record has no expiry.
-		local ttl = redis.call('PTTL', KEYS[6 * i])
-		redis.call('HSET', KEYS[6 * i], ARGV[a + 1], cjson.encode({ARGV[a + 7], ARGV[a + 5], ARGV[a + 6],
+		local ttl = redis.call('PTTL', KEYS[7 * i - 1])
+		redis.call('HSET', KEYS[7 * i - 1], ARGV[a + 1], cjson.encode({ARGV[a + 7], ARGV[a + 5], ARGV[a + 6],
 			string.format('%.0f', now), forever and -1 or tonumber(ARGV[a + 2]), '', ARGV[a + 3] == '1' and 's' or 'x'}))
 		if forever then
-			redis.call('PERSIST', KEYS[6 * i])
+			redis.call('PERSIST', KEYS[7 * i - 1])
 		elseif ttl == -2 or (ttl >= 0 and ttl < math.max(retention, tonumber(ARGV[a + 2]))) then
-			redis.call('PEXPIRE', KEYS[6 * i], math.max(retention, tonumber(ARGV[a + 2])))
+			redis.call('PEXPIRE', KEYS[7 * i - 1], math.max(retention, tonumber(ARGV[a + 2])))
 		end
 	end
 end

@@ -27,7 +27,9 @@
 -- hand-off ('' without pub/sub); with 6 KEYS also ARGV[9] the lock ID ('' none), ARGV[10] '1' for no expiry
 -- Returns {1, fencing token} if acquired now; {2, fencing token} if this token already holds the lock (a hand-off
 -- the caller has not yet heard of, or a replay; its lease is then restarted, so the answer is a write that a
--- following WAIT covers); {0, remaining ms of the current holder (PTTL)} if held by another.
+-- following WAIT covers); {0, remaining ms of the current holder (PTTL)} if held by another. The fence hash lives at
+-- least as long as the lock (persistent while the lock has no expiry), so {2} always carries the holder's token; if
+-- the hash was lost anyway (a restart without persistence), the token is made anew from the clock as on a grant.
 local ids = #KEYS == 6
 local forever = ids and ARGV[10] == '1'
 local granted
@@ -61,6 +63,9 @@ if granted then
 		redis.call('HSET', KEYS[2], 'n', fence, 'owner', ARGV[4], 'host', ARGV[5], 'at', at, 'mode', 'x')
 	end
 	redis.call('PEXPIRE', KEYS[2], ARGV[3])
+	if forever then
+		keepFence(KEYS[2], -1, 0)
+	end
 	record(at)
 	if #KEYS >= 5 and ARGV[7] ~= '0' then -- an earlier attempt of this caller queued: leave the queue
 		redis.call('ZREM', KEYS[4], ARGV[1])
@@ -75,10 +80,19 @@ if redis.pcall('GET', KEYS[1]) == ARGV[1] then
 	else
 		redis.call('PEXPIRE', KEYS[1], ARGV[2])
 	end
-	if ids and ARGV[9] ~= '' and redis.call('HEXISTS', KEYS[6], ARGV[1]) == 0 then
+	local n = redis.call('HGET', KEYS[2], 'n')
+	if not n then
+		local t = redis.call('TIME')
+		n = string.format('%.0f', t[1] * 1000000 + t[2])
+		redis.call('HSET', KEYS[2], 'n', n)
+		redis.call('PEXPIRE', KEYS[2], ARGV[3])
+	end
+	keepFence(KEYS[2], forever and -1 or tonumber(ARGV[2]), tonumber(ARGV[3]))
+	-- A hand-off to a caller without expiry recorded a provisional lease: the record becomes its own for good.
+	if ids and ARGV[9] ~= '' and (forever or redis.call('HEXISTS', KEYS[6], ARGV[1]) == 0) then
 		record(redis.call('HGET', KEYS[2], 'at') or '')
 	end
-	return {2, tonumber(redis.call('HGET', KEYS[2], 'n'))}
+	return {2, tonumber(n)}
 end
 local remaining = redis.call('PTTL', KEYS[1])
 if #KEYS >= 5 and ARGV[6] ~= '0' then

@@ -1,36 +1,49 @@
 -- Read-only status of a page of locks, one round trip for all of them. Guarantees: one consistent snapshot of each
--- lock key, its fence hash and its ids hash (of all of them: a script is atomic); shared holders are counted by the
--- server's TIME, so expired places do not count. In a cluster every key of one call shares a slot (the caller groups
--- them).
--- KEYS[3i-2] lock key, KEYS[3i-1] its fence hash, KEYS[3i] its ids hash, for each lock i of the page
--- Returns 11 fields per lock, flat: {type, remaining ms (-1: no expiry), live holders, fencing token, owner, host,
--- acquired-at ms, mode, lock ID, renewed-at ms, ttl ms ('-1' none, '' not recorded)}; a lock key that is gone
+-- lock key, its fence hash, its ids hash and its shared holders' details (of all of them: a script is atomic); shared
+-- holders are counted by the server's TIME, so expired places do not count. In a cluster every key of one call shares
+-- a slot (the caller groups them).
+-- KEYS[4i-3] lock key, KEYS[4i-2] its fence hash, KEYS[4i-1] its ids hash, KEYS[4i] its shared holders' details, for
+-- each lock i of the page
+-- Returns 12 fields per lock, flat: {type, remaining ms (-1: no expiry), live holders, fencing token, owner, host,
+-- acquired-at ms, mode, lock ID, renewed-at ms, ttl ms ('-1' none, '' not recorded), holders}; a lock key that is gone
 -- (released or expired since the SCAN) or is no lock (another type) reports its type and nothing else, and its
 -- hashes are not read. The lock ID is the holder's (exclusive) or that of the earliest-created live holder that has
--- one (shared).
+-- one (shared). 'holders' lists every live shared holder, 8 texts each: owner, host, acquired-at ms, lock ID,
+-- renewed-at ms, ttl ms ('-1' none, '' not recorded), remaining ms (-1: no expiry), fencing token ('' unknown); it is
+-- empty for an exclusive lock.
 local out = {}
 local now
-for i = 1, #KEYS, 3 do
+for i = 1, #KEYS, 4 do
 	local kind = redis.call('TYPE', KEYS[i]).ok
 	if kind == 'string' or kind == 'zset' then
 		local holders = 1
 		local record
+		local each = {}
 		if kind == 'zset' then
 			if not now then
 				local t = redis.call('TIME')
 				now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 			end
-			local live = redis.call('ZRANGEBYSCORE', KEYS[i], '(' .. now, '+inf')
-			holders = #live
-			if holders > 0 and redis.call('EXISTS', KEYS[i + 2]) == 1 then
-				for _, entry in ipairs(redis.call('HMGET', KEYS[i + 2], unpack(live))) do
-					if entry then
-						local r = cjson.decode(entry)
-						if not record or tonumber(r[4]) < tonumber(record[4]) then
-							record = r
-						end
-					end
+			local live = redis.call('ZRANGEBYSCORE', KEYS[i], '(' .. now, '+inf', 'WITHSCORES')
+			holders = #live / 2
+			for j = 1, #live, 2 do
+				local token = live[j]
+				local entry = redis.call('HGET', KEYS[i + 2], token)
+				local r = entry and cjson.decode(entry)
+				if r and (not record or tonumber(r[4]) < tonumber(record[4])) then
+					record = r
 				end
+				local detail = redis.call('HGET', KEYS[i + 3], token)
+				local d = detail and cjson.decode(detail) or {'', '', '', ''}
+				each[#each + 1] = r and r[2] or d[2]
+				each[#each + 1] = r and r[3] or d[3]
+				each[#each + 1] = r and tostring(r[4]) or d[4]
+				each[#each + 1] = r and r[1] or ''
+				each[#each + 1] = r and tostring(r[6]) or ''
+				each[#each + 1] = r and string.format('%.0f', r[5]) or ''
+				each[#each + 1] = (live[j + 1] == 'inf' or live[j + 1] == '+inf') and '-1'
+					or string.format('%.0f', tonumber(live[j + 1]) - now)
+				each[#each + 1] = d[1]
 			end
 		else
 			local entry = redis.call('HGET', KEYS[i + 2], redis.call('GET', KEYS[i]))
@@ -56,8 +69,9 @@ for i = 1, #KEYS, 3 do
 			out[#out + 1] = ''
 			out[#out + 1] = ''
 		end
+		out[#out + 1] = each
 	else
-		for _, v in ipairs({kind, -2, 0, '0', '', '', '', '', '', '', ''}) do
+		for _, v in ipairs({kind, -2, 0, '0', '', '', '', '', '', '', '', {}}) do
 			out[#out + 1] = v
 		end
 	end

@@ -11,9 +11,10 @@ class RedisScriptsTest {
 	void sharedFunctionsBecomeTheFirstLineOfTheScriptsThatCallThem() {
 		String firstLine = RedisScripts.RELEASE_SHARED.text().lines().findFirst().orElseThrow();
 
-		assertThat(firstLine).startsWith("local function expireWithLongestHolder(lock) ").endsWith(" end");
-		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.ACQUIRE_ALL,
-				RedisScripts.RELEASE_SHARED, RedisScripts.EXTEND_SHARED, RedisScripts.ID_MEMBER }) {
+		assertThat(firstLine).startsWith("local function expireWithLongestHolder(lock, holders) ").endsWith(" end");
+		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.ACQUIRE,
+				RedisScripts.ACQUIRE_ALL, RedisScripts.RELEASE, RedisScripts.RELEASE_SHARED, RedisScripts.EXTEND,
+				RedisScripts.EXTEND_SHARED, RedisScripts.ID_MEMBER }) {
 			assertThat(script.text()).startsWith(firstLine + "\n");
 			assertThat(script.text().lines().skip(1).findFirst().orElseThrow()).startsWith("--");
 		}
@@ -21,9 +22,8 @@ class RedisScriptsTest {
 
 	@Test
 	void scriptsThatCallNoSharedFunctionAreSentAsWritten() {
-		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.ACQUIRE,
-				RedisScripts.RELEASE, RedisScripts.WITHDRAW, RedisScripts.EXTEND, RedisScripts.FORCE_RELEASE,
-				RedisScripts.INDEX, RedisScripts.STATUS }) {
+		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.WITHDRAW,
+				RedisScripts.FORCE_RELEASE, RedisScripts.INDEX, RedisScripts.INDEX_TRIM, RedisScripts.STATUS }) {
 			assertThat(script.text()).startsWith("--").doesNotContain("expireWithLongestHolder");
 		}
 	}

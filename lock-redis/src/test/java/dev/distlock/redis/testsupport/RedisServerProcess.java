@@ -34,7 +34,18 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public final class RedisServerProcess implements AutoCloseable {
 
-	private static final Duration STARTUP = Duration.ofSeconds(10);
+	/** Generous: at a load average of 30 a fork and exec alone can take seconds. */
+	private static final Duration STARTUP = Duration.ofSeconds(60);
+
+	/**
+	 * The connect timeout of every test factory, whatever its command timeout: a loaded machine can take over a second
+	 * to accept a loopback connection ("Unable to connect" on a healthy server), while a stopped server refuses at
+	 * once, so a long bound costs the failure tests nothing.
+	 */
+	private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+	/** The default command timeout of test factories: far above a healthy round trip on a loaded machine. */
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
 	private final int port;
 
@@ -130,6 +141,40 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Freezes the server with SIGSTOP, as a long pause would: it accepts bytes but answers nothing until
+	 * {@link #thaw()}, and then runs what it was sent meanwhile.
+	 */
+	public synchronized void freeze() {
+		signal("STOP");
+	}
+
+	/**
+	 * Lets a frozen server run again (SIGCONT).
+	 */
+	public synchronized void thaw() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		if (process == null) {
+			throw new IllegalStateException("redis-server on port " + port + " is not running");
+		}
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).start();
+			if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " failed for redis-server on port " + port);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling redis-server", ex);
+		}
+	}
+
+	/**
 	 * Stops and starts the server on the same port; without persistence it comes back empty.
 	 */
 	public void restart() {
@@ -156,18 +201,18 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * A started Lettuce factory with a one-second command timeout.
+	 * A started Lettuce factory with a ten-second command timeout (a loaded machine is not a faulty server).
 	 */
 	public LettuceConnectionFactory connectionFactory() {
-		return connectionFactory(Duration.ofSeconds(1));
+		return connectionFactory(COMMAND_TIMEOUT);
 	}
 
 	/**
-	 * Client settings with the command timeout and a connect timeout of the same length.
+	 * Client settings with the command timeout and a generous connect timeout ({@link #CONNECT_TIMEOUT}).
 	 */
 	public static LettuceClientConfiguration clientConfiguration(Duration commandTimeout) {
 		ClientOptions options = ClientOptions.builder()
-			.socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+			.socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
 			.build();
 		return LettuceClientConfiguration.builder()
 			.commandTimeout(commandTimeout)
@@ -235,8 +280,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private boolean answersPing() {
 		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-			socket.setSoTimeout(500);
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+			socket.setSoTimeout(5000);
 			OutputStream out = socket.getOutputStream();
 			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
 			out.flush();
