@@ -205,6 +205,16 @@ final class LockScripts {
 	}
 
 	/**
+	 * {@code held.lua}: whether this token holds the lock now, without touching its TTL (the holder check of a lock
+	 * without expiry). Bounded by the command timeout, never below a healthy round trip.
+	 */
+	boolean held(String key, String token) {
+		Long held = runner.run(RedisScripts.HELD, new String[] { keys.lock(key) }, new String[] { token },
+				runner.deadline(Duration.ofDays(1)));
+		return held != null && held == 1;
+	}
+
+	/**
 	 * Makes sure a caller that has gone holds nothing: its queue entry withdrawn, a lock held under its token released
 	 * (see {@link UnknownGrants}). Never throws.
 	 */

@@ -51,6 +51,11 @@ final class RedisLease implements Lease {
 	}
 
 	@Override
+	public boolean isHeld() {
+		return scripts.held(key, token);
+	}
+
+	@Override
 	public boolean release() {
 		return scripts.releases().release(key, token, shared, lease, lockId, noExpiry);
 	}

@@ -35,6 +35,9 @@ final class RedisScripts {
 	/** A waiter leaves the queue; 1 if the lock is held under its token (then the caller releases it), else 0. */
 	static final LuaScript<Long> WITHDRAW = load("withdraw.lua", Long.class);
 
+	/** Whether a token holds a lock now, exclusive or shared, changing nothing; 1 or 0. */
+	static final LuaScript<Long> HELD = load("held.lua", Long.class);
+
 	/** Compare-and-pexpire of an exclusive lock; 1 or 0. */
 	static final LuaScript<Long> EXTEND = load("extend.lua", Long.class);
 
