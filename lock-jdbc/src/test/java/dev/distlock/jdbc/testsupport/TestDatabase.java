@@ -62,8 +62,14 @@ public enum TestDatabase {
 		return pool;
 	}
 
-	/** Stops the server at once and starts it again in place (its data kept). */
-	public void restart() {
+	/**
+	 * Stops the server at once and starts it again in place (its data kept), then replaces the shared pool, whose
+	 * connections died with the server.
+	 */
+	public synchronized void restart() {
+		if (pool != null) {
+			pool.close();
+		}
 		if (this == POSTGRESQL) {
 			PostgresTestServer.shared().stop();
 			PostgresTestServer.shared().start();
