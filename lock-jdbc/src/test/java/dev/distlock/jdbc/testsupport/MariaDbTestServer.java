@@ -133,7 +133,13 @@ public final class MariaDbTestServer {
 
 	/** A new pool of {@code size} connections to {@code url}; the caller closes it. */
 	public HikariDataSource pool(String url, int size) {
+		return pool(url, size, null);
+	}
+
+	/** A new pool of {@code size} connections to {@code url}, each running {@code initSql} first if given. */
+	public HikariDataSource pool(String url, int size, String initSql) {
 		HikariConfig config = new HikariConfig();
+		config.setConnectionInitSql(initSql);
 		config.setJdbcUrl(url);
 		config.setUsername(user());
 		config.setMaximumPoolSize(size);

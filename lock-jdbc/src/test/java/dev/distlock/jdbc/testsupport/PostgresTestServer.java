@@ -80,7 +80,7 @@ public final class PostgresTestServer {
 		ServerProcess.run(ServerProcess.as("postgres", bin.resolve("pg_ctl").toString(), "-D", data.toString(),
 				"-l", dir.resolve("server.log").toString(), "-w", "-t", String.valueOf(ServerProcess.STARTUP.toSeconds()),
 				"-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off"
-						+ " -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+						+ " -c full_page_writes=off -c max_connections=300",
 				"start"));
 		ServerProcess.awaitPort(port, null);
 	}
@@ -123,7 +123,13 @@ public final class PostgresTestServer {
 
 	/** A new pool of {@code size} connections to {@code url}; the caller closes it. */
 	public HikariDataSource pool(String url, int size) {
+		return pool(url, size, null);
+	}
+
+	/** A new pool of {@code size} connections to {@code url}, each running {@code initSql} first if given. */
+	public HikariDataSource pool(String url, int size, String initSql) {
 		HikariConfig config = new HikariConfig();
+		config.setConnectionInitSql(initSql);
 		config.setJdbcUrl(url);
 		config.setUsername(user());
 		config.setMaximumPoolSize(size);

@@ -1,7 +1,5 @@
 package dev.distlock.jdbc.testsupport;
 
-import java.util.function.IntFunction;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -47,9 +45,13 @@ public enum TestDatabase {
 
 	/** A new pool of {@code size} connections to {@code url}; the caller closes it. */
 	public HikariDataSource pool(String url, int size) {
-		IntFunction<HikariDataSource> open = this == POSTGRESQL ? n -> PostgresTestServer.shared().pool(url, n)
-				: n -> MariaDbTestServer.shared().pool(url, n);
-		return open.apply(size);
+		return pool(url, size, null);
+	}
+
+	/** A new pool whose connections each run {@code initSql} first (when not null); the caller closes it. */
+	public HikariDataSource pool(String url, int size, String initSql) {
+		return this == POSTGRESQL ? PostgresTestServer.shared().pool(url, size, initSql)
+				: MariaDbTestServer.shared().pool(url, size, initSql);
 	}
 
 	/** The shared pool of this JVM straight to the server, with the default lock table created. */
