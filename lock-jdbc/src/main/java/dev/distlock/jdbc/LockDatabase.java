@@ -94,12 +94,19 @@ final class LockDatabase {
 		}
 	}
 
+	/**
+	 * Autocommit for a single statement, whose isolation does not matter (each reads and writes one key's rows by
+	 * primary key); for a transaction, READ COMMITTED for that transaction only, set by its first statement, so the
+	 * pooled connection's own level is never changed (and never read: pgjdbc reads it with a round trip).
+	 */
 	private static void prepare(Connection connection, boolean transaction) throws SQLException {
-		if (connection.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
-			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-		}
 		if (connection.getAutoCommit() == transaction) {
 			connection.setAutoCommit(!transaction);
+		}
+		if (transaction) {
+			try (java.sql.Statement statement = connection.createStatement()) {
+				statement.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+			}
 		}
 	}
 
