@@ -31,7 +31,7 @@ public final class DistributedLockAutoConfiguration {
 
 	/**
 	 * The in-memory provider when {@code provider} is {@code auto} or {@code in-memory} and no store was configured;
-	 * a startup failure naming the property when {@code redis} or {@code mongo} was asked for and is missing.
+	 * a startup failure naming the property when {@code redis}, {@code mongo} or {@code jdbc} was asked for and is missing.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
@@ -43,12 +43,15 @@ public final class DistributedLockAutoConfiguration {
 			case MONGO -> throw LockPropertyValues.invalid("provider", "is mongo, but no MongoDB lock provider could be "
 					+ "configured: add dev.distlock:lock-mongo and spring-boot-starter-data-mongodb so that a single "
 					+ "MongoTemplate bean exists");
+			case JDBC -> throw LockPropertyValues.invalid("provider", "is jdbc, but no JDBC lock provider could be "
+					+ "configured: add dev.distlock:lock-jdbc and spring-boot-starter-jdbc so that a single DataSource "
+					+ "bean exists");
 			case IN_MEMORY -> {
 				logger.info("Using the in-memory lock provider: locks are JVM-local");
 				yield new InMemoryLockProvider();
 			}
 			case AUTO -> {
-				logger.warn("No Redis or MongoDB lock store is configured; falling back to the in-memory lock provider, "
+				logger.warn("No Redis, MongoDB or JDBC lock store is configured; falling back to the in-memory lock provider, "
 						+ "whose locks are JVM-local and do not exclude other instances");
 				yield new InMemoryLockProvider();
 			}

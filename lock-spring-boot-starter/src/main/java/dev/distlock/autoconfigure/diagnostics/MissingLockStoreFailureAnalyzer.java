@@ -16,7 +16,7 @@ import org.springframework.util.ClassUtils;
 import dev.distlock.core.InvalidLockOptionException;
 
 /**
- * Reports {@code distributed-lock.provider=redis} (or {@code mongo}) when that store's provider could not be
+ * Reports {@code distributed-lock.provider=redis} (or {@code mongo}, {@code jdbc}) when that store's provider could not be
  * configured, naming what is missing: distlock's store module, Spring Data for the store, or the one connection bean
  * the provider is built on.
  */
@@ -31,6 +31,10 @@ class MissingLockStoreFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLoc
 	private static final Store MONGO = new Store("mongo", "MongoDB", "dev.distlock.mongo.MongoLockProvider",
 			"dev.distlock:lock-mongo", "org.springframework.data.mongodb.core.MongoTemplate",
 			"org.springframework.boot:spring-boot-starter-data-mongodb", "spring.mongodb.*");
+
+	private static final Store JDBC = new Store("jdbc", "JDBC", "dev.distlock.jdbc.JdbcLockProvider",
+			"dev.distlock:lock-jdbc", "javax.sql.DataSource", "org.springframework.boot:spring-boot-starter-jdbc",
+			"spring.datasource.*");
 
 	private final @Nullable BeanFactory beanFactory;
 
@@ -88,13 +92,14 @@ class MissingLockStoreFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLoc
 		return store(error) != null;
 	}
 
-	// The core auto-configuration's detail opens with "is redis," or "is mongo,".
+	// The core auto-configuration's detail opens with "is redis,", "is mongo," or "is jdbc,".
 	private static @Nullable Store store(InvalidLockOptionException error) {
 		if (!PROVIDER.equals(error.option())) {
 			return null;
 		}
 		String detail = error.detail().toLowerCase(Locale.ROOT);
-		return detail.startsWith("is redis,") ? REDIS : detail.startsWith("is mongo,") ? MONGO : null;
+		return detail.startsWith("is redis,") ? REDIS : detail.startsWith("is mongo,") ? MONGO
+				: detail.startsWith("is jdbc,") ? JDBC : null;
 	}
 
 	private boolean isPresent(String className) {

@@ -1,0 +1,94 @@
+package dev.distlock.jdbc;
+
+import java.sql.SQLException;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The calls on a granted lock, by key and owner token: extend and release, owner-checked and idempotent per token,
+ * shared by the holder's own {@link JdbcLease}, the clean-up of an acquire of unknown outcome, and release and
+ * renewal by lock ID. Every release wakes this JVM's waiters and, on PostgreSQL, sends a NOTIFY in the same
+ * round trip or transaction.
+ */
+final class HolderCalls {
+
+	private final LockDatabase database;
+
+	private final LockStatements sql;
+
+	private final Wakeups wakeups;
+
+	private final String channel;
+
+	HolderCalls(LockDatabase database, LockStatements sql, Wakeups wakeups, String channel) {
+		this.database = database;
+		this.sql = sql;
+		this.wakeups = wakeups;
+		this.channel = channel;
+	}
+
+	/** Sets the lease of the token's lock to {@code leaseMs} from the database's now, if it is still held. */
+	boolean extend(String key, String token, boolean shared, long leaseMs, @Nullable Long ttlMs, long boundMillis) {
+		Object ttl = ttlMs != null ? ttlMs : LockDatabase.NULL_BIGINT;
+		if (!shared) {
+			return database.run(key, "extend", boundMillis, false,
+					session -> session.update(sql.extendExclusive, leaseMs, ttl, key, token) == 1);
+		}
+		return database.run(key, "extend", boundMillis, true, session -> {
+			if (session.query(sql.lockKeyRow, rs -> 1, key).isEmpty()) {
+				return false;
+			}
+			if (session.update(sql.extendShared, leaseMs, ttl, key, token) != 1) {
+				return false;
+			}
+			session.update(sql.coverSharedLease, leaseMs, key);
+			return true;
+		});
+	}
+
+	/**
+	 * Releases the token's lock.
+	 * @param byHolder whether the holder itself releases: only then is its token kept as the release mark, which a
+	 * replayed release reads as "released"
+	 * @param onlyLive whether only a live lock is released (the holder's release), or whatever the token holds
+	 * (clean-up of an acquire of unknown outcome)
+	 * @return whether this call released it, or (by the holder) an earlier one of this token did
+	 */
+	boolean release(String key, String token, boolean shared, boolean byHolder, boolean onlyLive, long boundMillis) {
+		String mark = byHolder ? token : null;
+		boolean released = database.run(key, "release", boundMillis, shared, session -> {
+			int rows;
+			if (!shared) {
+				rows = session.update(onlyLive ? sql.releaseExclusive : sql.releaseExclusiveAnyway, mark, key, token);
+			}
+			else {
+				session.query(sql.lockKeyRow, rs -> 1, key);
+				rows = session.update(onlyLive ? sql.releaseShared : sql.releaseSharedAnyway, mark, key, token);
+				if (rows > 0) {
+					session.update(sql.recomputeSharedUntil, key, key);
+				}
+			}
+			if (rows > 0) {
+				notifyOthers(session, key);
+				return true;
+			}
+			return byHolder && !session.query(sql.releasedBy, rs -> 1, key, shared ? token : "", token).isEmpty();
+		});
+		if (released) {
+			wakeups.wake(key);
+		}
+		return released;
+	}
+
+	/** On PostgreSQL, a NOTIFY with the key, delivered when the statement's transaction commits. */
+	void notifyOthers(LockDatabase.Session session, String key) throws SQLException {
+		if (session.dialect() == JdbcDialect.POSTGRESQL) {
+			session.query(sql.notify, rs -> 1, channel, key);
+		}
+	}
+
+	Wakeups wakeups() {
+		return wakeups;
+	}
+
+}

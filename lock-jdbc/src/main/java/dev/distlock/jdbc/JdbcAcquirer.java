@@ -1,0 +1,247 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
+
+/**
+ * Takes a lock in one attempt, bounded by its lease. Exclusive: an UPDATE of the key's row when it is free, expired
+ * or already this token's, else an INSERT that writes nothing when the row exists: one round trip when the key was
+ * used before, two the first time, each drawing the fencing token from the sequence in the same statement. Shared: one
+ * short transaction that locks the key's row, counts the live shared holders and adds this one. A deadlock or
+ * serialisation failure rolled back by the server is a refusal, never an error. An attempt that failed in a way that
+ * may have left a grant behind has that grant released by owner token before the error is thrown, then again in the
+ * background until the grant could no longer land.
+ */
+final class JdbcAcquirer {
+
+	private static final Log logger = LogFactory.getLog(JdbcAcquirer.class);
+
+	/** Lock IDs and owner names are stored as text of at most this many characters. */
+	static final int MAX_TEXT = 255;
+
+	private final LockDatabase database;
+
+	private final LockStatements sql;
+
+	private final HolderCalls calls;
+
+	private final Duration callTimeout;
+
+	JdbcAcquirer(LockDatabase database, LockStatements sql, HolderCalls calls, Duration callTimeout) {
+		this.database = database;
+		this.sql = sql;
+		this.calls = calls;
+		this.callTimeout = callTimeout;
+	}
+
+	/**
+	 * One attempt, as {@link JdbcLockProvider#tryAcquire} describes it.
+	 * @throws InvalidLockOptionException naming {@code timeout} if the lease is not positive or longer than 365 days,
+	 * or naming {@code lockId} if it is longer than 255 characters or not well-formed text; nothing is sent then
+	 */
+	Optional<Lease> tryAcquire(LockRequest request) {
+		long leaseMs = request.noExpiry() ? CallBounds.NO_EXPIRY_MS : CallBounds.leaseMillis("timeout", request.lease());
+		checkText("lockId", request.lockId());
+		long start = System.nanoTime();
+		long bound = bound(request);
+		Long fence;
+		try {
+			fence = request.shared() ? grantShared(request, leaseMs, bound) : grantExclusive(request, leaseMs, bound);
+		}
+		catch (LockStoreException ex) {
+			if (LockDatabase.isRolledBack(ex.getCause())) {
+				logger.debug("Lock '" + request.key() + "' refused: the database rolled the attempt back", ex);
+				return Optional.empty();
+			}
+			if (LockDatabase.mayHaveRun(ex.getCause())) {
+				releaseUnknownGrant(request, ex);
+			}
+			throw ex;
+		}
+		if (fence == null) {
+			return Optional.empty();
+		}
+		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
+		return Optional.of(new JdbcLease(calls, request.key(), request.token(), request.shared(), fence,
+				start + leaseNanos, callTimeout));
+	}
+
+	private @Nullable Long grantExclusive(LockRequest request, long leaseMs, long bound) {
+		Object ttl = ttl(request, leaseMs);
+		String owner = text(request.owner().owner());
+		String host = text(request.owner().host());
+		return database.run(request.key(), "acquire", bound, false, session -> {
+			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
+			// or it exists and is held (the insert writes nothing: refused).
+			Long fence = session.fence(sql.grantExclusive, request.token(), owner, host, request.lockId(), leaseMs,
+					ttl, request.key(), request.token());
+			if (fence == null) {
+				fence = session.fence(sql.insertExclusive, request.key(), request.token(), owner, host,
+						request.lockId(), leaseMs, ttl);
+			}
+			return fence;
+		});
+	}
+
+	private @Nullable Long grantShared(LockRequest request, long leaseMs, long bound) {
+		Object ttl = ttl(request, leaseMs);
+		String owner = text(request.owner().owner());
+		String host = text(request.owner().host());
+		String key = request.key();
+		return database.run(key, "acquire", bound, true, session -> {
+			List<int[]> keyRow = session.query(sql.lockKeyRow, rs -> new int[] { rs.getInt(1), rs.getInt(2) }, key);
+			if (keyRow.isEmpty()) {
+				session.update(sql.insertFreeKeyRow, key);
+				keyRow = session.query(sql.lockKeyRow, rs -> new int[] { rs.getInt(1), rs.getInt(2) }, key);
+			}
+			if (keyRow.get(0)[0] == 1) {
+				return null; // a live exclusive holder
+			}
+			boolean writerWaits = keyRow.get(0)[1] == 1;
+			List<Object[]> rows = session.query(sql.sharedRows,
+					rs -> new Object[] { rs.getString(1), rs.getString(2), rs.getInt(3) == 1 }, key, request.token());
+			boolean mine = false;
+			boolean mineLive = false;
+			int live = 0;
+			boolean sameId = false;
+			for (Object[] row : rows) {
+				boolean rowLive = (Boolean) row[2];
+				if (request.token().equals(row[0])) {
+					mine = true;
+					mineLive = rowLive;
+				}
+				else if (rowLive) {
+					live++;
+					sameId |= request.lockId() != null && request.lockId().equals(row[1]);
+				}
+			}
+			// A live slot of this very token is a replayed acquire: granted again, no second slot. A new holder needs
+			// room, no waiting writer (writer priority) and no other live holder under the same lock ID.
+			if (!mineLive && (live >= request.maxConcurrent() || writerWaits || sameId)) {
+				return null;
+			}
+			Long fence = mine
+					? session.fence(sql.regrantShared, owner, host, request.lockId(), leaseMs, ttl, key, request.token())
+					: session.fence(sql.insertShared, key, request.token(), request.token(), owner, host,
+							request.lockId(), leaseMs, ttl);
+			session.update(sql.afterSharedGrant, fence, leaseMs, key);
+			return fence;
+		});
+	}
+
+	/**
+	 * Releases whatever the request's token holds, now and in the background until the grant could no longer land
+	 * (its lease, or for a lock without expiry twice the call timeout, which bounds the statement on the server).
+	 */
+	private void releaseUnknownGrant(LockRequest request, LockStoreException acquireError) {
+		long window = request.noExpiry() ? 2 * callTimeout.toNanos()
+				: Math.max(request.lease().toNanos(), 2 * CallBounds.FLOOR.toNanos());
+		long until = System.nanoTime() + window;
+		try {
+			if (releaseByToken(request)) {
+				logger.info("Released lock '" + request.key() + "': the acquire whose reply failed had been granted");
+			}
+		}
+		catch (LockStoreException ex) {
+			acquireError.addSuppressed(ex);
+		}
+		sweep(request, until, 250);
+	}
+
+	private void sweep(LockRequest request, long untilNanos, long delayMillis) {
+		if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - untilNanos >= 0) {
+			return;
+		}
+		CompletableFuture.runAsync(() -> {
+			try {
+				if (releaseByToken(request)) {
+					logger.info("Released lock '" + request.key() + "': a failed acquire landed late");
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Release of lock '" + request.key() + "' after a failed acquire failed again", ex);
+			}
+			sweep(request, untilNanos, Math.min(delayMillis * 2, 2_000));
+		}, CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS));
+	}
+
+	private boolean releaseByToken(LockRequest request) {
+		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+		return dev.distlock.core.internal.Interrupts.uninterruptibly(
+				() -> calls.release(request.key(), request.token(), request.shared(), false, false, bound));
+	}
+
+	private static Object ttl(LockRequest request, long leaseMs) {
+		return request.noExpiry() ? LockDatabase.NULL_BIGINT : leaseMs;
+	}
+
+	/** The bound of one acquire: its lease, between the floor and the call timeout. */
+	private long bound(LockRequest request) {
+		return CallBounds.leaseBoundMillis(request.noExpiry() ? callTimeout.toNanos() : request.lease().toNanos(),
+				callTimeout);
+	}
+
+	/**
+	 * Checks text stored in a column of {@link #MAX_TEXT} characters that is compared (a lock ID): well-formed UTF-16
+	 * without NUL, which PostgreSQL cannot store and UTF-8 cannot tell apart.
+	 */
+	static void checkText(String option, @Nullable String value) {
+		if (value == null) {
+			return;
+		}
+		if (value.length() > MAX_TEXT) {
+			throw new InvalidLockOptionException(option,
+					"must be at most " + MAX_TEXT + " characters for the JDBC lock store, was " + value.length());
+		}
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c == 0) {
+				throw new InvalidLockOptionException(option, "must not contain NUL (U+0000) at index " + i);
+			}
+			if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				throw new InvalidLockOptionException(option, "must be well-formed UTF-16 (lone surrogate at index " + i
+						+ ")");
+			}
+		}
+	}
+
+	/**
+	 * Owner names and hosts are only shown, never compared: made storable (no NUL, no lone surrogate, at most
+	 * {@link #MAX_TEXT} characters) instead of refused.
+	 */
+	static @Nullable String text(@Nullable String value) {
+		if (value == null) {
+			return null;
+		}
+		StringBuilder out = new StringBuilder(Math.min(value.length(), MAX_TEXT));
+		for (int i = 0; i < value.length() && out.length() < MAX_TEXT; i++) {
+			char c = value.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+				if (out.length() + 2 > MAX_TEXT) {
+					break;
+				}
+				out.append(c).append(value.charAt(++i));
+			}
+			else {
+				out.append(c == 0 || Character.isSurrogate(c) ? '\uFFFD' : c);
+			}
+		}
+		return out.toString();
+	}
+
+}

@@ -1,0 +1,129 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.LockRequest;
+
+/**
+ * A waiting acquisition on a relational database. It registers for wake-ups before its first attempt, so a release
+ * in between is never missed; after a refused attempt it reads how long the holder's lease has left and waits at most
+ * that long (an expiry sends no notification), and at most as long as the template's backoff. It is woken early by a
+ * release in this JVM and, on PostgreSQL, by a NOTIFY from any. While an exclusive request waits it keeps a mark on
+ * the key's row that refuses new shared holders (writer priority), renewed per attempt for a short validity on the
+ * database clock, withdrawn by the grant or {@link #close()}. No connection is held while it waits.
+ */
+final class JdbcAcquisition implements Acquisition {
+
+	private static final Log logger = LogFactory.getLog(JdbcAcquisition.class);
+
+	/** The least a mark lives: attempts on a loaded machine come further apart than the backoff says. */
+	static final Duration MIN_MARK = Duration.ofSeconds(1);
+
+	/** The most a mark lives, whatever the backoff: a writer that died keeps readers out no longer. */
+	static final Duration MAX_MARK = Duration.ofSeconds(30);
+
+	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+
+	private final JdbcAcquirer acquirer;
+
+	private final LockDatabase database;
+
+	private final LockStatements sql;
+
+	private final LockRequest request;
+
+	private final Wakeups.Waiter waiter;
+
+	private long lastWaitMillis;
+
+	/** Microseconds left on the holder's lease at the last refusal, or -1 when unknown. */
+	private long holderLeftMicros = -1;
+
+	private boolean marked;
+
+	JdbcAcquisition(JdbcAcquirer acquirer, LockDatabase database, LockStatements sql, Wakeups wakeups,
+			LockRequest request) {
+		this.acquirer = acquirer;
+		this.database = database;
+		this.sql = sql;
+		this.request = request;
+		this.waiter = wakeups.register(request.key());
+	}
+
+	@Override
+	public Optional<Granted> tryOnce() {
+		long sent = System.nanoTime();
+		Optional<Granted> granted = acquirer.tryAcquire(request).map(lease -> new Granted(lease, sent));
+		if (granted.isPresent()) {
+			marked = marked && request.shared(); // an exclusive grant removes the mark
+			return granted;
+		}
+		holderLeftMicros = remainingMicros();
+		if (!request.shared()) {
+			long validity = Math.min(MAX_MARK.toMillis(), Math.max(MIN_MARK.toMillis(), 3 * lastWaitMillis));
+			marked |= markWaiter(validity);
+		}
+		return granted;
+	}
+
+	@Override
+	public boolean awaitSignal(Duration max) throws InterruptedException {
+		lastWaitMillis = max.toMillis();
+		Duration wait = max;
+		if (holderLeftMicros >= 0) {
+			// Wake when the holder's lease runs out, a little after, by the database's count.
+			Duration untilExpiry = Duration.ofNanos(holderLeftMicros * 1_000L).plusMillis(1);
+			wait = untilExpiry.compareTo(max) < 0 ? untilExpiry : max;
+		}
+		return waiter.await(wait);
+	}
+
+	@Override
+	public void close() {
+		waiter.close();
+		if (marked) {
+			clearWaiter();
+		}
+	}
+
+	private long remainingMicros() {
+		try {
+			List<Long> left = database.run(request.key(), "read the holder's lease", ADMIN_MS, false,
+					session -> session.query(sql.remaining, rs -> rs.getLong(1), request.key()));
+			return left.isEmpty() ? 0 : Math.max(0, left.get(0));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not read the lease left on lock '" + request.key() + "'", ex);
+			return -1;
+		}
+	}
+
+	private boolean markWaiter(long validityMs) {
+		try {
+			return database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
+					session -> session.update(sql.markWaiter, request.token(), validityMs, request.key()) == 1);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
+			return false;
+		}
+	}
+
+	private void clearWaiter() {
+		try {
+			dev.distlock.core.internal.Interrupts.uninterruptibly(() -> database.run(request.key(),
+					"withdraw a waiting writer", ADMIN_MS, false,
+					session -> session.update(sql.clearWaiter, request.key(), request.token())));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not withdraw the waiting mark on lock '" + request.key() + "'; it ends by itself", ex);
+		}
+	}
+
+}

@@ -1,0 +1,109 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.internal.Interrupts;
+import dev.distlock.core.spi.Lease;
+
+/**
+ * A lock granted by {@link JdbcLockProvider}. Extend and release are one statement each (a short transaction for a
+ * shared lock), filtered on the owner token and on a lease still running by the database clock, so a stale holder
+ * touches nothing. Each call is bounded by the time left on the lease as this JVM counts it, with a floor; a call that
+ * fails in a way that may have left it applied is made once more, which is safe as both are idempotent per token.
+ */
+final class JdbcLease implements Lease {
+
+	private final HolderCalls calls;
+
+	private final String key;
+
+	private final String token;
+
+	private final boolean shared;
+
+	private final long fencingToken;
+
+	private final Duration callTimeout;
+
+	/** Set once this lease released its lock, so a second release answers as the first did. */
+	private volatile boolean released;
+
+	/** {@link System#nanoTime()} at which the lease ends as this JVM counts it: from before the granting send. */
+	private volatile long expiresAtNanos;
+
+	JdbcLease(HolderCalls calls, String key, String token, boolean shared, long fencingToken, long expiresAtNanos,
+			Duration callTimeout) {
+		this.calls = calls;
+		this.key = key;
+		this.token = token;
+		this.shared = shared;
+		this.fencingToken = fencingToken;
+		this.expiresAtNanos = expiresAtNanos;
+		this.callTimeout = callTimeout;
+	}
+
+	@Override
+	public long fencingToken() {
+		return fencingToken;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * @throws dev.distlock.core.InvalidLockOptionException naming {@code lease} if it is not positive or longer than
+	 * 365 days; nothing is sent then
+	 */
+	@Override
+	public boolean extend(Duration lease) {
+		long leaseMs = CallBounds.leaseMillis("lease", lease);
+		long start = System.nanoTime();
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - start, callTimeout);
+		boolean extended = twice(() -> calls.extend(key, token, shared, leaseMs, leaseMs, bound));
+		if (extended) {
+			expiresAtNanos = start + leaseMs * 1_000_000L;
+		}
+		return extended;
+	}
+
+	/**
+	 * {@inheritDoc} When the statement finds nothing to release, a read tells whether this token's own release already
+	 * went through (a first attempt whose reply was lost), so a release that worked is never reported as lost.
+	 */
+	@Override
+	public boolean release() {
+		if (released) {
+			return true;
+		}
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		released = twice(() -> calls.release(key, token, shared, true, true, bound));
+		return released;
+	}
+
+	/** Runs an idempotent call, once more if the first failed after it may have run; an interrupt defeats neither. */
+	private static boolean twice(Supplier<Boolean> call) {
+		return Interrupts.uninterruptibly(() -> {
+			try {
+				return call.get();
+			}
+			catch (LockStoreException ex) {
+				if (!LockDatabase.mayHaveRun(ex.getCause())) {
+					throw ex;
+				}
+				try {
+					return call.get();
+				}
+				catch (LockStoreException again) {
+					again.addSuppressed(ex);
+					throw again;
+				}
+			}
+		});
+	}
+
+	@Override
+	public String toString() {
+		return "JdbcLease[key='" + key + "', fencingToken=" + fencingToken + (shared ? ", shared" : "") + "]";
+	}
+
+}

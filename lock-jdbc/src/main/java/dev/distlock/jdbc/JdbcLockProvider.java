@@ -1,0 +1,246 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.LockStoreException;
+import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockIdSupport;
+import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.LockRenewal;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.core.spi.WaitingLockProvider;
+import dev.distlock.core.spi.WriterPriority;
+
+/**
+ * Locks in a relational database (PostgreSQL, MySQL/MariaDB), one row per key, with expiry on the database clock,
+ * owner-checked release and extend, and fencing tokens from a sequence. Every statement runs on a connection of its
+ * own in autocommit (or one short transaction), never in the caller's transaction, and gives the connection back at
+ * once ({@link LockDatabase}); the statements are in {@link LockStatements}. Locks may carry a lock ID and may have no
+ * expiry; a waiting exclusive request keeps new shared holders out, and waiters are woken by releases
+ * ({@link Wakeups}). {@link #start()} checks or creates the table and schedules the purger; {@link #close()} stops
+ * both background threads. See docs/JDBC.md.
+ */
+public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, LockIdSupport,
+		WriterPriority, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
+
+	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+
+	private final JdbcLockSettings settings;
+
+	private final LockDatabase database;
+
+	private final LockStatements sql;
+
+	private final Wakeups wakeups;
+
+	private final HolderCalls calls;
+
+	private final JdbcAcquirer acquirer;
+
+	private final JdbcLockIds lockIds;
+
+	private final JdbcMaintenance maintenance;
+
+	private @Nullable ScheduledExecutorService purger;
+
+	private boolean started;
+
+	/**
+	 * A provider on the DataSource, its dialect read from the database once (one connection borrowed and returned).
+	 * Pass the connection pool itself, not a transaction-aware proxy: the provider must never be handed the caller's
+	 * transactional connection.
+	 * @throws LockStoreException if the database cannot be reached to read its product name
+	 */
+	public JdbcLockProvider(DataSource dataSource, JdbcLockSettings settings) {
+		this(dataSource, detect(dataSource), settings);
+	}
+
+	/** A provider with the dialect given, which sends nothing to the database until the first call. */
+	public JdbcLockProvider(DataSource dataSource, JdbcDialect dialect, JdbcLockSettings settings) {
+		this(dataSource, dialect, settings, settings.purgeGrace());
+	}
+
+	/** A provider whose purger uses {@code purgeGrace} instead of the settings' (tests that cannot wait a minute). */
+	JdbcLockProvider(DataSource dataSource, JdbcDialect dialect, JdbcLockSettings settings, Duration purgeGrace) {
+		this.settings = settings;
+		this.database = new LockDatabase(dataSource, dialect);
+		this.sql = new LockStatements(dialect, settings.table(), settings.sequence());
+		String channel = JdbcDialect.channel(settings.table());
+		this.wakeups = new Wakeups(dialect == JdbcDialect.POSTGRESQL ? dataSource : null, channel);
+		this.calls = new HolderCalls(database, sql, wakeups, channel);
+		this.acquirer = new JdbcAcquirer(database, sql, calls, settings.callTimeout());
+		this.lockIds = new JdbcLockIds(database, sql, calls);
+		this.maintenance = new JdbcMaintenance(database, sql, settings, purgeGrace);
+	}
+
+	private static JdbcDialect detect(DataSource dataSource) {
+		try (Connection connection = dataSource.getConnection()) {
+			return JdbcDialect.of(connection);
+		}
+		catch (SQLException ex) {
+			throw new LockStoreException(null, "JDBC lock store could not read the database's product name: "
+					+ ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Starts the purger if a purge interval is set. Calling it again does nothing. The table must exist: see
+	 * {@link #createSchema()} and {@link #tableExists()}.
+	 */
+	public synchronized void start() {
+		if (started) {
+			return;
+		}
+		started = true;
+		Duration interval = settings.purgeInterval();
+		if (interval != null) {
+			purger = maintenance.schedulePurge(interval);
+		}
+	}
+
+	/**
+	 * {@inheritDoc} The attempt is bounded by its lease (between 2 and 30 s). A token that already holds the key is
+	 * granted again with a new fencing token; an attempt that may have been applied although it failed is undone by
+	 * owner token before the error is thrown.
+	 * @throws dev.distlock.core.InvalidLockOptionException naming {@code timeout} if the lease is not positive or
+	 * longer than 365 days, or {@code lockId} if it is not storable; nothing is sent then
+	 */
+	@Override
+	public Optional<Lease> tryAcquire(LockRequest request) {
+		return acquirer.tryAcquire(request);
+	}
+
+	/** Starts a waiting acquisition, woken by releases (see {@link Wakeups}) and at the holder's lease end. */
+	@Override
+	public Acquisition begin(LockRequest request) {
+		return new JdbcAcquisition(acquirer, database, sql, wakeups, request);
+	}
+
+	@Override
+	public List<LockInfo> unlock(String lockId) {
+		return lockIds.unlock(lockId);
+	}
+
+	@Override
+	public LockRenewal renew(String lockId, Duration ttl) {
+		return lockIds.renew(lockId, ttl);
+	}
+
+	@Override
+	public boolean isLocked(String key) {
+		return database.run(key, "check", ADMIN_MS, false,
+				session -> session.query(sql.isLocked, rs -> rs.getLong(1), key).get(0) > 0);
+	}
+
+	@Override
+	public List<LockInfo> status(StatusQuery query) {
+		List<LockRow> rows = database.run(query.keyPrefix(), "list locks", ADMIN_MS, false, session -> session
+			.query(sql.statusRows, rs -> LockRow.read(rs, session.dialect()), JdbcLockStatus.likePrefix(query.keyPrefix())));
+		return JdbcLockStatus.infos(rows, query);
+	}
+
+	@Override
+	public boolean forceRelease(String key) {
+		logger.warn("Forcing the release of lock '" + key + "'");
+		boolean released = database.run(key, "force release", ADMIN_MS, true, session -> {
+			List<Integer> exclusive = session.query(sql.lockKeyRow, rs -> rs.getInt(1), key);
+			if (exclusive.isEmpty()) {
+				return false;
+			}
+			session.update(sql.forceKeyRow, key);
+			int shared = session.update(sql.forceShared, key);
+			boolean any = exclusive.get(0) == 1 || shared > 0;
+			if (any) {
+				calls.notifyOthers(session, key);
+			}
+			return any;
+		});
+		if (released) {
+			wakeups.wake(key);
+		}
+		return released;
+	}
+
+	@Override
+	public String name() {
+		return "jdbc";
+	}
+
+	/**
+	 * Sends {@code SELECT 1} once, for the health contributor.
+	 * @return how long the round trip took
+	 * @throws LockStoreException if the database cannot be reached
+	 */
+	@Override
+	public Duration ping() {
+		long start = System.nanoTime();
+		database.run(null, "ping", ADMIN_MS, false, session -> session.query(sql.ping, rs -> 1));
+		return Duration.ofNanos(System.nanoTime() - start);
+	}
+
+	/** Creates the table, its indexes and the fencing sequence if they do not exist (the dialect's DDL resource). */
+	public void createSchema() {
+		maintenance.createSchema();
+	}
+
+	/** Whether the lock table exists in the database the DataSource connects to. */
+	public boolean tableExists() {
+		return maintenance.tableExists();
+	}
+
+	/** The dialect's DDL with this provider's table and sequence names, one statement per element. */
+	public List<String> schema() {
+		return JdbcMaintenance.schema(database.dialect(), settings);
+	}
+
+	/**
+	 * Deletes rows whose every lease ended more than the purge grace ago, by the database clock, in batches.
+	 * @return how many rows were deleted
+	 */
+	public long purge() {
+		return maintenance.purge();
+	}
+
+	/** The dialect in use. */
+	public JdbcDialect dialect() {
+		return database.dialect();
+	}
+
+	/** The settings in use. */
+	public JdbcLockSettings settings() {
+		return settings;
+	}
+
+	/** Stops the purger and the LISTEN connection; the DataSource stays open. */
+	@Override
+	public synchronized void close() {
+		if (purger != null) {
+			purger.shutdownNow();
+			purger = null;
+		}
+		wakeups.close();
+	}
+
+	@Override
+	public String toString() {
+		return "JdbcLockProvider[table='" + settings.table() + "', dialect=" + database.dialect() + "]";
+	}
+
+}

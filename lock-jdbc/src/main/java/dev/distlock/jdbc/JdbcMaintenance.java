@@ -1,0 +1,149 @@
+package dev.distlock.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The schema and the purge. The DDL is the dialect's resource in the jar with the configured names filled in. The
+ * purger deletes rows whose every lease ended more than the grace ago by the database clock, in bounded batches, one
+ * short transaction each that picks its rows with {@code FOR UPDATE SKIP LOCKED}, so it never waits for a row an
+ * acquire is writing and never deletes a range.
+ */
+final class JdbcMaintenance {
+
+	private static final Log logger = LogFactory.getLog(JdbcMaintenance.class);
+
+	private static final long MAINTENANCE_MS = CallBounds.MAINTENANCE.toMillis();
+
+	private final LockDatabase database;
+
+	private final LockStatements sql;
+
+	private final JdbcLockSettings settings;
+
+	private final Duration purgeGrace;
+
+	JdbcMaintenance(LockDatabase database, LockStatements sql, JdbcLockSettings settings, Duration purgeGrace) {
+		this.database = database;
+		this.sql = sql;
+		this.settings = settings;
+		this.purgeGrace = purgeGrace;
+	}
+
+	/** The dialect's DDL with the configured table and sequence names, one statement per element. */
+	static List<String> schema(JdbcDialect dialect, JdbcLockSettings settings) {
+		String text;
+		try (InputStream in = JdbcMaintenance.class.getClassLoader().getResourceAsStream(dialect.schemaResource())) {
+			if (in == null) {
+				throw new IllegalStateException("Missing resource " + dialect.schemaResource());
+			}
+			text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		StringBuilder body = new StringBuilder();
+		for (String line : text.split("\n")) {
+			if (!line.startsWith("--")) {
+				body.append(line).append('\n');
+			}
+		}
+		List<String> statements = new ArrayList<>();
+		for (String statement : body.toString().split(";")) {
+			if (!statement.isBlank()) {
+				statements.add(statement.strip().replace("${table}", settings.table())
+					.replace("${sequence}", settings.sequence()));
+			}
+		}
+		return statements;
+	}
+
+	/** Creates the table, its indexes and the sequence if they do not exist. */
+	void createSchema() {
+		database.run(null, "create the lock table '" + settings.table() + "'", MAINTENANCE_MS, false, session -> {
+			for (String statement : schema(database.dialect(), settings)) {
+				session.update(statement);
+			}
+			return null;
+		});
+	}
+
+	/** Whether the lock table exists, as the database's metadata says (either letter case). */
+	boolean tableExists() {
+		try (Connection connection = database.dataSource().getConnection()) {
+			DatabaseMetaData meta = connection.getMetaData();
+			for (String name : List.of(settings.table(), settings.table().toLowerCase(Locale.ROOT),
+					settings.table().toUpperCase(Locale.ROOT))) {
+				try (ResultSet rs = meta.getTables(connection.getCatalog(), null, name, new String[] { "TABLE" })) {
+					if (rs.next()) {
+						return true;
+					}
+				}
+			}
+			return false;
+		}
+		catch (SQLException ex) {
+			throw new dev.distlock.core.LockStoreException(null,
+					"JDBC lock store could not check for the table '" + settings.table() + "': " + ex.getMessage(), ex);
+		}
+	}
+
+	/** Deletes rows past the grace, batch by batch, until a batch finds fewer than a full batch. */
+	long purge() {
+		long total = 0;
+		int[] batch;
+		do {
+			batch = database.run(null, "purge", MAINTENANCE_MS, true, session -> {
+				long grace = purgeGrace.toMillis();
+				List<String[]> rows = session.query(sql.purgeCandidates,
+						rs -> new String[] { rs.getString(1), rs.getString(2) }, grace, grace, settings.purgeBatch());
+				int deleted = 0;
+				for (String[] row : rows) {
+					deleted += session.update(sql.purgeRow, row[0], row[1], grace);
+				}
+				return new int[] { deleted, rows.size() };
+			});
+			total += batch[0];
+		}
+		while (batch[1] >= settings.purgeBatch());
+		if (total > 0) {
+			logger.debug("Purged " + total + " expired lock rows from '" + settings.table() + "'");
+		}
+		return total;
+	}
+
+	ScheduledExecutorService schedulePurge(Duration interval) {
+		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+			Thread thread = new Thread(runnable, "distlock-jdbc-purge-" + settings.table());
+			thread.setDaemon(true);
+			return thread;
+		});
+		executor.scheduleWithFixedDelay(() -> {
+			try {
+				purge();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Purging expired locks from '" + settings.table() + "' failed; trying again in "
+						+ interval, ex);
+			}
+		}, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+		return executor;
+	}
+
+}

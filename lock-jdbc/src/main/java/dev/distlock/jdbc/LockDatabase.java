@@ -1,0 +1,281 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.core.LockStoreException;
+
+/**
+ * Runs the provider's statements on a connection of its own, never the caller's: each unit of work borrows a
+ * connection straight from the {@link DataSource} (not through Spring's transaction synchronisation, which would bind
+ * it to a surrounding {@code @Transactional} until that ends), runs in autocommit or in one short READ COMMITTED
+ * transaction, and gives the connection back at once. Every statement carries the driver's query timeout, which both
+ * drivers enforce on the server (pgjdbc cancels the query, MariaDB's sets {@code max_statement_time}). SQL errors
+ * become {@link LockStoreException}s naming the key and the operation.
+ */
+final class LockDatabase {
+
+	private static final Log logger = LogFactory.getLog(LockDatabase.class);
+
+	/** A statement argument binding SQL NULL as a BIGINT (a plain null binds a VARCHAR NULL). */
+	static final Object NULL_BIGINT = new Object();
+
+	private final DataSource dataSource;
+
+	private final JdbcDialect dialect;
+
+	LockDatabase(DataSource dataSource, JdbcDialect dialect) {
+		this.dataSource = dataSource;
+		this.dialect = dialect;
+	}
+
+	JdbcDialect dialect() {
+		return dialect;
+	}
+
+	DataSource dataSource() {
+		return dataSource;
+	}
+
+	/** Work on a session; may throw SQL errors. */
+	@FunctionalInterface
+	interface Work<T> {
+
+		T apply(Session session) throws SQLException;
+
+	}
+
+	/**
+	 * Runs the work on a connection of its own, in autocommit ({@code transaction} false) or in one transaction at READ
+	 * COMMITTED that commits when the work returns and rolls back when it throws.
+	 * @param boundMillis the bound of every statement (rounded up to whole seconds, the JDBC query timeout's unit)
+	 * @throws LockStoreException when the database could not be asked or a statement failed;
+	 * {@link NotSentException} as its cause when nothing reached the server
+	 */
+	<T> T run(@Nullable String key, String operation, long boundMillis, boolean transaction, Work<T> work) {
+		Connection connection;
+		try {
+			connection = dataSource.getConnection();
+		}
+		catch (SQLException | RuntimeException ex) {
+			throw error(key, operation, new NotSentException(ex));
+		}
+		try {
+			prepare(connection, transaction);
+			Session session = new Session(connection, dialect, (int) Math.max(1, (boundMillis + 999) / 1000));
+			T result = work.apply(session);
+			if (transaction) {
+				connection.commit();
+			}
+			return result;
+		}
+		catch (SQLException | RuntimeException ex) {
+			if (transaction) {
+				rollbackQuietly(connection);
+			}
+			if (ex instanceof LockStoreException store) {
+				throw store;
+			}
+			throw error(key, operation, ex);
+		}
+		finally {
+			restoreAndClose(connection, transaction);
+		}
+	}
+
+	/**
+	 * Autocommit for a single statement, whose isolation does not matter (each reads and writes one key's rows by
+	 * primary key); for a transaction, READ COMMITTED for that transaction only, set by its first statement, so the
+	 * pooled connection's own level is never changed (and never read: pgjdbc reads it with a round trip).
+	 */
+	private static void prepare(Connection connection, boolean transaction) throws SQLException {
+		if (connection.getAutoCommit() == transaction) {
+			connection.setAutoCommit(!transaction);
+		}
+		if (transaction) {
+			try (java.sql.Statement statement = connection.createStatement()) {
+				statement.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+			}
+		}
+	}
+
+	private static void restoreAndClose(Connection connection, boolean transaction) {
+		try {
+			if (transaction && !connection.isClosed()) {
+				connection.setAutoCommit(true);
+			}
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not reset autocommit on a lock connection", ex);
+		}
+		try {
+			connection.close();
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not return a lock connection", ex);
+		}
+	}
+
+	private static void rollbackQuietly(Connection connection) {
+		try {
+			if (!connection.isClosed()) {
+				connection.rollback();
+			}
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not roll back a lock transaction", ex);
+		}
+	}
+
+	private static LockStoreException error(@Nullable String key, String operation, Throwable cause) {
+		String where = key != null ? " for '" + key + "'" : "";
+		String state = cause instanceof SQLException sql && sql.getSQLState() != null
+				? " (SQLState " + sql.getSQLState() + ")" : "";
+		return new LockStoreException(key,
+				"JDBC lock store failed to " + operation + where + state + ": " + cause.getMessage(), cause);
+	}
+
+	/**
+	 * Whether a failed call may still have been applied on the server: anything but a connection that could not be
+	 * borrowed, or an error the server raised having rolled the statement back (a deadlock, a serialisation failure, a
+	 * constraint or syntax error).
+	 */
+	static boolean mayHaveRun(@Nullable Throwable error) {
+		if (error == null || error instanceof NotSentException) {
+			return false;
+		}
+		if (error instanceof SQLException sql && sql.getSQLState() != null) {
+			String state = sql.getSQLState();
+			return !(isRolledBack(sql) || state.startsWith("23") || state.startsWith("42"));
+		}
+		return true;
+	}
+
+	/** Whether the server rolled the statement back to break a deadlock or a serialisation conflict. */
+	static boolean isRolledBack(@Nullable Throwable error) {
+		if (!(error instanceof SQLException sql)) {
+			return false;
+		}
+		String state = sql.getSQLState();
+		return "40001".equals(state) || "40P01".equals(state) || sql.getErrorCode() == 1213
+				|| sql.getErrorCode() == 1205;
+	}
+
+	/** Nothing was sent: the connection could not be borrowed. */
+	static final class NotSentException extends SQLException {
+
+		private static final long serialVersionUID = 1L;
+
+		NotSentException(Throwable cause) {
+			super("No connection could be borrowed from the DataSource: " + cause.getMessage(), "08001", cause);
+		}
+
+	}
+
+	/** One connection's statements, each bounded by the query timeout. */
+	static final class Session {
+
+		private final Connection connection;
+
+		private final JdbcDialect dialect;
+
+		private final int timeoutSeconds;
+
+		Session(Connection connection, JdbcDialect dialect, int timeoutSeconds) {
+			this.connection = connection;
+			this.dialect = dialect;
+			this.timeoutSeconds = timeoutSeconds;
+		}
+
+		/** Runs an INSERT, UPDATE or DELETE and returns the rows it matched. */
+		int update(String sql, Object... args) throws SQLException {
+			try (PreparedStatement statement = prepare(sql, false, args)) {
+				return statement.executeUpdate();
+			}
+		}
+
+		/**
+		 * Runs a statement that draws one fencing token per row it writes, and returns the token, or null when it
+		 * wrote nothing: RETURNING on PostgreSQL, the OK packet's LAST_INSERT_ID on MariaDB.
+		 */
+		@Nullable
+		Long fence(String sql, Object... args) throws SQLException {
+			if (dialect.returning()) {
+				List<Long> fences = query(sql, rs -> rs.getLong(1), args);
+				return fences.isEmpty() ? null : fences.get(0);
+			}
+			try (PreparedStatement statement = prepare(sql, true, args)) {
+				if (statement.executeUpdate() == 0) {
+					return null;
+				}
+				try (ResultSet keys = statement.getGeneratedKeys()) {
+					if (!keys.next()) {
+						throw new SQLException("The database returned no fencing token for a grant", "HY000");
+					}
+					return keys.getLong(1);
+				}
+			}
+		}
+
+		/** One value per row. */
+		<T> List<T> query(String sql, RowReader<T> reader, Object... args) throws SQLException {
+			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = statement.executeQuery()) {
+				List<T> rows = new ArrayList<>();
+				while (rs.next()) {
+					rows.add(reader.read(rs));
+				}
+				return rows;
+			}
+		}
+
+		private PreparedStatement prepare(String sql, boolean keys, Object... args) throws SQLException {
+			PreparedStatement statement = keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
+					: connection.prepareStatement(sql);
+			try {
+				statement.setQueryTimeout(timeoutSeconds);
+				for (int i = 0; i < args.length; i++) {
+					Object arg = args[i];
+					if (arg == null) {
+						statement.setNull(i + 1, java.sql.Types.VARCHAR);
+					}
+					else if (arg == NULL_BIGINT) {
+						statement.setNull(i + 1, java.sql.Types.BIGINT);
+					}
+					else {
+						statement.setObject(i + 1, arg);
+					}
+				}
+				return statement;
+			}
+			catch (SQLException ex) {
+				statement.close();
+				throw ex;
+			}
+		}
+
+		JdbcDialect dialect() {
+			return dialect;
+		}
+
+	}
+
+	/** Reads one row. */
+	@FunctionalInterface
+	interface RowReader<T> {
+
+		T read(ResultSet rs) throws SQLException;
+
+	}
+
+}

@@ -1,0 +1,196 @@
+package dev.distlock.jdbc;
+
+/**
+ * Every statement the provider sends, for one dialect and table, built once. Each time comparison is on the database
+ * clock inside the statement ({@link JdbcDialect#now()}). The acquire path touches one row by its primary key; only
+ * a shared grant, a shared release or extension and a forced release run as short transactions, always locking the
+ * key's row first, so two transactions never wait for each other in opposite orders.
+ * <p>The table holds one row per key ({@code holder = ''}), carrying the exclusive holder, the latest fencing token,
+ * the end of the latest shared lease ({@code shared_until}) and a waiting writer's mark, plus one row per shared
+ * holder ({@code holder} = its owner token). Releases keep the rows; the purger deletes them after the grace.
+ */
+final class LockStatements {
+
+	/** The columns of a status row, in order. */
+	static final String INFO_COLUMNS = "lock_key, holder, token, owner_name, owner_host, lock_id, fence, acquired_at, "
+			+ "renewed_at, ttl_ms, released";
+
+	/** Exclusive grant of an existing key row: free, expired or already this token's, with no live shared holder. */
+	final String grantExclusive;
+
+	/** Exclusive grant by inserting the key row; a row already there makes it write nothing. */
+	final String insertExclusive;
+
+	/** The exclusive holder's own extend. */
+	final String extendExclusive;
+
+	/** Releases the exclusive holder's lock while it is live; the first argument is the release mark (or null). */
+	final String releaseExclusive;
+
+	/** Releases whatever the token holds exclusively, live or not (after an acquire of unknown outcome). */
+	final String releaseExclusiveAnyway;
+
+	/** Whether a row's last release was this token's own (a replayed release answers as the first did). */
+	final String releasedBy;
+
+	/** Locks the key row for a shared grant; reads whether an exclusive holder and a waiting writer are live. */
+	final String lockKeyRow;
+
+	/** Inserts a free key row, so a shared grant has a row to lock. */
+	final String insertFreeKeyRow;
+
+	/** The key's live shared holders, and this token's row whatever its state. */
+	final String sharedRows;
+
+	/** A shared grant to a token that has a row already (a replayed acquire). */
+	final String regrantShared;
+
+	/** A shared grant to a new holder. */
+	final String insertShared;
+
+	/** After a shared grant: the key row records the token and how long shared holders may last. */
+	final String afterSharedGrant;
+
+	/** A shared holder's own extend. */
+	final String extendShared;
+
+	/** After a shared extend: the key row's shared_until covers the new lease. */
+	final String coverSharedLease;
+
+	/** Releases a shared holder while live; the first argument is the release mark (or null). */
+	final String releaseShared;
+
+	/** Releases whatever the token holds shared, live or not. */
+	final String releaseSharedAnyway;
+
+	/** After a shared release: shared_until becomes the latest end among the live shared holders. */
+	final String recomputeSharedUntil;
+
+	/** Whether anyone holds the key. */
+	final String isLocked;
+
+	/** What is left of the key's longest live lease, in microseconds (what a refused waiter may wait for). */
+	final String remaining;
+
+	/** A waiting writer marks the key row so new shared holders are refused. */
+	final String markWaiter;
+
+	/** The waiting writer withdraws its own mark. */
+	final String clearWaiter;
+
+	/** Forced release of the key row. */
+	final String forceKeyRow;
+
+	/** Forced release of the key's shared holders. */
+	final String forceShared;
+
+	/** The rows of a key prefix, for status. */
+	final String statusRows;
+
+	/** The rows of one lock ID. */
+	final String lockIdRows;
+
+	/** Drops a lock ID from an expired row. */
+	final String clearExpiredLockId;
+
+	/** Renewal by lock ID of one exclusive row. */
+	final String renewExclusive;
+
+	/** Picks the rows the purger may delete, skipping rows others have locked. */
+	final String purgeCandidates;
+
+	/** Deletes one purged row, if it is still past the grace. */
+	final String purgeRow;
+
+	/** The cheapest round trip. */
+	final String ping = "SELECT 1";
+
+	/** Wakes other JVMs' waiters on PostgreSQL: a notification on the table's channel, sent on commit. */
+	final String notify = "SELECT pg_notify(?, ?)";
+
+	private final JdbcDialect dialect;
+
+	LockStatements(JdbcDialect dialect, String table, String sequence) {
+		this.dialect = dialect;
+		String now = dialect.now();
+		String plus = dialect.nowPlusMillis();
+		String next = dialect.nextFence(sequence);
+		String epoch = dialect.epoch();
+		String returning = dialect.returning() ? " RETURNING fence" : "";
+		String insertInto = dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ";
+		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
+		String live = "expires_at > " + now;
+		this.grantExclusive = "UPDATE " + table + " SET token = ?, owner_name = ?, owner_host = ?, lock_id = ?, fence = "
+				+ next + ", acquired_at = " + now + ", renewed_at = NULL, expires_at = " + plus + ", ttl_ms = ?, "
+				+ "released = NULL, waiter = NULL, waiter_until = NULL WHERE lock_key = ? AND holder = '' AND "
+				+ "(token IS NULL OR expires_at <= " + now + " OR token = ?) AND shared_until <= " + now + returning;
+		this.insertExclusive = insertInto + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
+				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", " + now
+				+ ", " + plus + ", ?, " + epoch + ")" + onConflict + returning;
+		this.extendExclusive = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
+				+ " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live;
+		String clearExclusive = "UPDATE " + table + " SET token = NULL, owner_name = NULL, owner_host = NULL, "
+				+ "lock_id = NULL, expires_at = " + now + ", ttl_ms = NULL, renewed_at = NULL, released = ? "
+				+ "WHERE lock_key = ? AND holder = '' AND token = ?";
+		this.releaseExclusive = clearExclusive + " AND " + live;
+		this.releaseExclusiveAnyway = clearExclusive;
+		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND released = ?";
+		this.lockKeyRow = "SELECT CASE WHEN token IS NOT NULL AND " + live + " THEN 1 ELSE 0 END, "
+				+ "CASE WHEN waiter IS NOT NULL AND waiter_until > " + now + " THEN 1 ELSE 0 END FROM " + table
+				+ " WHERE lock_key = ? AND holder = '' FOR UPDATE";
+		this.insertFreeKeyRow = insertInto + table + " (lock_key, holder, fence, expires_at, shared_until) VALUES (?, '', "
+				+ "0, " + epoch + ", " + epoch + ")" + onConflict;
+		this.sharedRows = "SELECT holder, lock_id, CASE WHEN " + live + " THEN 1 ELSE 0 END FROM " + table
+				+ " WHERE lock_key = ? AND holder <> '' AND (" + live + " OR holder = ?)";
+		this.regrantShared = "UPDATE " + table + " SET owner_name = ?, owner_host = ?, lock_id = ?, fence = " + next
+				+ ", acquired_at = " + now + ", renewed_at = NULL, expires_at = " + plus + ", ttl_ms = ?, "
+				+ "released = NULL WHERE lock_key = ? AND holder = ?" + returning;
+		this.insertShared = "INSERT INTO " + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
+				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, ?, ?, ?, ?, ?, " + next + ", " + now + ", "
+				+ plus + ", ?, " + epoch + ")" + returning;
+		this.afterSharedGrant = "UPDATE " + table + " SET fence = ?, shared_until = GREATEST(shared_until, " + plus
+				+ ") WHERE lock_key = ? AND holder = ''";
+		this.extendShared = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
+				+ " WHERE lock_key = ? AND holder = ? AND " + live;
+		this.coverSharedLease = "UPDATE " + table + " SET shared_until = GREATEST(shared_until, " + plus
+				+ ") WHERE lock_key = ? AND holder = ''";
+		String clearShared = "UPDATE " + table + " SET expires_at = " + now + ", released = ?, lock_id = NULL "
+				+ "WHERE lock_key = ? AND holder = ?";
+		this.releaseShared = clearShared + " AND " + live;
+		this.releaseSharedAnyway = clearShared;
+		this.recomputeSharedUntil = "UPDATE " + table + " SET shared_until = COALESCE((SELECT MAX(s.expires_at) FROM "
+				+ table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > " + now + "), " + epoch
+				+ ") WHERE lock_key = ? AND holder = ''";
+		this.isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live;
+		this.remaining = "SELECT " + dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE "
+				+ epoch + " END, shared_until)") + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
+		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
+				+ " WHERE lock_key = ? AND holder = ''";
+		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL, waiter_until = NULL WHERE lock_key = ? "
+				+ "AND holder = '' AND waiter = ?";
+		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
+		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "
+				+ now + " ELSE expires_at END, token = NULL, owner_name = NULL, owner_host = NULL, lock_id = NULL, "
+				+ "ttl_ms = NULL, renewed_at = NULL, released = NULL, shared_until = " + epoch
+				+ " WHERE lock_key = ? AND holder = ''";
+		this.forceShared = "UPDATE " + table + " SET expires_at = " + now + ", lock_id = NULL WHERE lock_key = ? AND "
+				+ "holder <> '' AND " + live;
+		String info = INFO_COLUMNS + ", " + dialect.microsUntil("expires_at") + " AS remaining_us";
+		this.statusRows = "SELECT " + info + " FROM " + table + " WHERE lock_key LIKE ? ESCAPE '!' "
+				+ "ORDER BY lock_key, holder";
+		this.lockIdRows = "SELECT " + info + " FROM " + table + " WHERE lock_id = ? ORDER BY fence DESC";
+		this.clearExpiredLockId = "UPDATE " + table + " SET lock_id = NULL WHERE lock_key = ? AND holder = ? AND "
+				+ "lock_id = ? AND expires_at <= " + now;
+		this.renewExclusive = extendExclusive;
+		String pastGrace = "expires_at < " + dialect.nowMinusMillis();
+		this.purgeCandidates = "SELECT lock_key, holder FROM " + table + " WHERE " + pastGrace
+				+ " AND shared_until < " + dialect.nowMinusMillis() + " AND (waiter_until IS NULL OR waiter_until < "
+				+ now + ") ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
+		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
+	}
+
+	JdbcDialect dialect() {
+		return dialect;
+	}
+
+}

@@ -1,0 +1,25 @@
+-- distlock: the lock table and its fencing sequence on MariaDB 10.6+ (and MySQL 8 except the SEQUENCE: see
+-- docs/JDBC.md). ${table} and ${sequence} are the configured names. One row per lock key (holder = ''), plus one row
+-- per shared holder (holder = its owner token). Times are the database clock's in UTC (UTC_TIMESTAMP(6)), stored as
+-- DATETIME(6): microseconds, no 2038 limit (TIMESTAMP has one). Keys compare byte for byte (utf8mb4_bin).
+CREATE TABLE IF NOT EXISTS ${table} (
+  lock_key     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  token        VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
+  owner_name   VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  owner_host   VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  lock_id      VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  fence        BIGINT       NOT NULL,
+  acquired_at  DATETIME(6),
+  renewed_at   DATETIME(6),
+  expires_at   DATETIME(6)  NOT NULL,
+  ttl_ms       BIGINT,
+  shared_until DATETIME(6)  NOT NULL,
+  released     VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
+  waiter       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
+  waiter_until DATETIME(6),
+  PRIMARY KEY (lock_key, holder),
+  KEY ${table}_expires (expires_at),
+  KEY ${table}_lock_id (lock_id)
+) ENGINE = InnoDB;
+CREATE SEQUENCE IF NOT EXISTS ${sequence} ENGINE = InnoDB;

@@ -1,0 +1,241 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.jdbc.testsupport.JdbcStoreInspector;
+import dev.distlock.jdbc.testsupport.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What the JDBC store does beyond the shared kits, on both databases: fencing tokens that keep increasing after the
+ * purger deleted the row, expiry and times on the database clock whatever the session time zone, wake-ups of waiters
+ * by releases, readable keys in the table, and settings that cannot carry SQL.
+ */
+class JdbcStoreTest {
+
+	private static final OwnerDetails OWNER = new OwnerDetails("store-test", "host");
+
+	private static LockRequest exclusive(String key, Duration lease) {
+		return new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(), lease, LockMode.EXCLUSIVE, 1, OWNER);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void fencingTokensKeepIncreasingAfterThePurgerDeletedTheRow(TestDatabase db) throws Exception {
+		db.dataSource();
+		String key = "purge:" + System.nanoTime();
+		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), JdbcLockSettings.defaults(),
+				Duration.ofMillis(1));
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		Lease first = provider.tryAcquire(exclusive(key, Duration.ofSeconds(5))).orElseThrow();
+		assertThat(first.release()).isTrue();
+		Thread.sleep(50);
+		provider.purge();
+		assertThat(inspector.rows(key)).isEmpty();
+		Lease second = provider.tryAcquire(exclusive(key, Duration.ofSeconds(5))).orElseThrow();
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(second.release()).isTrue();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void thePurgerLeavesLiveAndNoExpiryLocks(TestDatabase db) throws Exception {
+		String key = "purge-live:" + System.nanoTime();
+		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), JdbcLockSettings.defaults(),
+				Duration.ofMillis(1));
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		Lease live = provider.tryAcquire(exclusive(key + ":a", Duration.ofSeconds(30))).orElseThrow();
+		LockRequest forever = new LockRequest(key + ":b", dev.distlock.core.internal.OwnerTokens.next(),
+				Duration.ofSeconds(1), LockMode.EXCLUSIVE, 1, OWNER, null, true);
+		Lease immortal = provider.tryAcquire(forever).orElseThrow();
+		Thread.sleep(50);
+		provider.purge();
+		assertThat(inspector.held(key)).containsExactly(key + ":a", key + ":b");
+		assertThat(inspector.immortal(key)).containsExactly(key + ":b");
+		assertThat(live.release()).isTrue();
+		assertThat(immortal.release()).isTrue();
+		assertThat(inspector.immortal(key)).isEmpty();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void fencingTokensKeepIncreasingAcrossADatabaseRestart(TestDatabase db) {
+		String key = "restart:" + System.nanoTime();
+		JdbcLockProvider before = db.provider(JdbcLockSettings.defaults());
+		Lease first = before.tryAcquire(exclusive(key, Duration.ofSeconds(1))).orElseThrow();
+		before.close();
+		db.restart();
+		JdbcLockProvider after = db.provider(JdbcLockSettings.defaults());
+		// The lock survived the restart (committed before it) until its lease ends.
+		assertThat(after.isLocked(key)).isTrue();
+		Lease second = after.tryAcquire(exclusive(key + ":other", Duration.ofSeconds(5))).orElseThrow();
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(second.release()).isTrue();
+		after.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void expiryAndStatusTimesAreTheDatabaseClockInUtcWhateverTheSessionTimeZone(TestDatabase db) throws Exception {
+		String zone = db == TestDatabase.POSTGRESQL ? "SET TIME ZONE 'Pacific/Kiritimati'" : "SET time_zone = '+13:00'";
+		String key = "clock:" + System.nanoTime();
+		db.dataSource();
+		try (var pool = db.pool(db.jdbcUrl(db.port()), 2, zone)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			Instant before = Instant.now().minusSeconds(5);
+			Lease lease = provider.tryAcquire(exclusive(key, Duration.ofMillis(800))).orElseThrow();
+			List<LockInfo> infos = provider.status(StatusQuery.held().withKeyPrefix(key));
+			assertThat(infos).hasSize(1);
+			assertThat(infos.get(0).acquiredAt()).isBetween(before, Instant.now().plusSeconds(5));
+			assertThat(infos.get(0).remaining()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(800));
+			assertThat(provider.isLocked(key)).isTrue();
+			Thread.sleep(1_200);
+			assertThat(provider.isLocked(key)).isFalse();
+			assertThat(lease.extend(Duration.ofSeconds(5))).isFalse();
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseWakesAWaiterOfTheSameProvider(TestDatabase db) throws Exception {
+		String key = "wake:" + System.nanoTime();
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		Lease held = provider.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+		try (Acquisition waiting = provider.begin(exclusive(key, Duration.ofSeconds(30)))) {
+			assertThat(waiting.tryOnce()).isEmpty();
+			new Thread(() -> {
+				sleep(200);
+				held.release();
+			}).start();
+			// Only a wake-up can end these waits before the five-minute lease; one may come early (the LISTEN
+			// connection opening wakes every waiter once), so a few are allowed.
+			Optional<Acquisition.Granted> granted = Optional.empty();
+			for (int i = 0; i < 5 && granted.isEmpty(); i++) {
+				assertThat(waiting.awaitSignal(Duration.ofMinutes(2))).as("woken by the release").isTrue();
+				granted = waiting.tryOnce();
+			}
+			assertThat(granted).isPresent();
+			assertThat(granted.get().lease().release()).isTrue();
+		}
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = "POSTGRESQL")
+	void onPostgresAReleaseInAnotherProcessWakesTheWaiterThroughNotify(TestDatabase db) throws Exception {
+		String key = "notify:" + System.nanoTime();
+		JdbcLockProvider waiterSide = db.provider(JdbcLockSettings.defaults());
+		JdbcLockProvider holderSide = db.provider(JdbcLockSettings.defaults());
+		Lease held = holderSide.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+		try (Acquisition waiting = waiterSide.begin(exclusive(key, Duration.ofSeconds(30)))) {
+			assertThat(waiting.tryOnce()).isEmpty();
+			sleep(1_000); // the LISTEN connection is open (its opening also wakes the waiter once)
+			waiting.awaitSignal(Duration.ZERO);
+			new Thread(() -> {
+				sleep(200);
+				held.release();
+			}).start();
+			Optional<Acquisition.Granted> granted = Optional.empty();
+			for (int i = 0; i < 5 && granted.isEmpty(); i++) {
+				assertThat(waiting.awaitSignal(Duration.ofMinutes(2))).as("woken by NOTIFY").isTrue();
+				granted = waiting.tryOnce();
+			}
+			assertThat(granted).isPresent();
+			assertThat(granted.get().lease().release()).isTrue();
+		}
+		waiterSide.close();
+		holderSide.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aWaiterWakesWhenTheHoldersLeaseEndsThoughNoReleaseIsSent(TestDatabase db) throws Exception {
+		String key = "expiry-wake:" + System.nanoTime();
+		JdbcLockProvider waiterSide = db.provider(JdbcLockSettings.defaults());
+		JdbcLockProvider holderSide = db.provider(JdbcLockSettings.defaults());
+		holderSide.tryAcquire(exclusive(key, Duration.ofSeconds(1))).orElseThrow();
+		try (Acquisition waiting = waiterSide.begin(exclusive(key, Duration.ofSeconds(30)))) {
+			assertThat(waiting.tryOnce()).isEmpty();
+			waiting.awaitSignal(Duration.ofMinutes(10)); // returns at the lease's end, not after ten minutes
+			Optional<Acquisition.Granted> granted = Optional.empty();
+			for (int i = 0; i < 50 && granted.isEmpty(); i++) {
+				granted = waiting.tryOnce();
+				if (granted.isEmpty()) {
+					waiting.awaitSignal(Duration.ofMillis(100));
+				}
+			}
+			assertThat(granted).isPresent();
+			assertThat(granted.get().lease().release()).isTrue();
+		}
+		waiterSide.close();
+		holderSide.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void keysAreStoredAsReadableText(TestDatabase db) {
+		String key = "readable:" + System.nanoTime() + ":commande/42 ✓ 🔒";
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		Lease lease = provider.tryAcquire(exclusive(key, Duration.ofSeconds(30))).orElseThrow();
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		assertThat(inspector.held(key)).containsExactly(key);
+		assertThat(lease.release()).isTrue();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aLockIdThatCannotBeStoredIsRefusedBeforeAnythingIsSent(TestDatabase db) {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		for (String bad : List.of("a\u0000b", "x\uD800y", "i".repeat(256))) {
+			LockRequest request = new LockRequest("bad-id:" + System.nanoTime(), "t", Duration.ofSeconds(1),
+					LockMode.EXCLUSIVE, 1, OWNER, bad, false);
+			assertThatThrownBy(() -> provider.tryAcquire(request)).isInstanceOf(InvalidLockOptionException.class)
+				.hasMessageContaining("lockId");
+		}
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void ownerNamesWithNulAndLoneSurrogatesAreStoredReadably(TestDatabase db) {
+		String key = "owner:" + System.nanoTime();
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		LockRequest request = new LockRequest(key, "t" + System.nanoTime(), Duration.ofSeconds(30), LockMode.EXCLUSIVE,
+				1, new OwnerDetails("bad\u0000\uD800owner", "h"));
+		Lease lease = provider.tryAcquire(request).orElseThrow();
+		assertThat(provider.status(StatusQuery.held().withKeyPrefix(key))).extracting(LockInfo::owner)
+			.containsExactly("bad\uFFFD\uFFFDowner");
+		assertThat(lease.release()).isTrue();
+		provider.close();
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,82 @@
+package dev.distlock.autoconfigure;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.context.annotation.Bean;
+
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.jdbc.JdbcLockProvider;
+import dev.distlock.jdbc.JdbcLockSettings;
+
+/**
+ * The JDBC provider (PostgreSQL, MySQL/MariaDB), on the application's single {@link DataSource}. At startup it
+ * creates the lock table as {@code jdbc.initialize-schema} says, in Spring Boot's style, and fails with a report
+ * naming the table, the database and that property when the table is missing. Runs after distlock's Redis and MongoDB
+ * auto-configurations, so {@code provider=auto} prefers those stores when they are configured.
+ */
+@AutoConfiguration(before = DistributedLockAutoConfiguration.class,
+		after = { RedisLockAutoConfiguration.class, MongoLockAutoConfiguration.class },
+		afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass({ JdbcLockProvider.class, DataSource.class, DatabaseInitializationMode.class,
+		EmbeddedDatabaseConnection.class })
+@ConditionalOnLocksEnabled
+@ConditionalOnLockProvider(LockProviderType.JDBC)
+@EnableConfigurationProperties(JdbcLockProperties.class)
+public final class JdbcLockAutoConfiguration {
+
+	/**
+	 * The provider, unless the application has its own {@link LockProvider}; the table is checked (and created when
+	 * asked) before it is returned, so a missing table fails startup.
+	 */
+	@Bean(initMethod = "start", destroyMethod = "close")
+	@ConditionalOnMissingBean(LockProvider.class)
+	@ConditionalOnSingleCandidate(DataSource.class)
+	JdbcLockProvider jdbcLockProvider(DataSource dataSource, JdbcLockProperties properties) {
+		JdbcLockProvider provider = new JdbcLockProvider(dataSource, settings(properties));
+		DatabaseInitializationMode mode = properties.getInitializeSchema();
+		if (mode == DatabaseInitializationMode.ALWAYS
+				|| (mode == DatabaseInitializationMode.EMBEDDED && EmbeddedDatabaseConnection.isEmbedded(dataSource))) {
+			provider.createSchema();
+		}
+		if (!provider.tableExists()) {
+			throw LockPropertyValues.invalid("jdbc.initialize-schema", "is " + mode.name().toLowerCase()
+					+ ", and the lock table '" + properties.getTable() + "' does not exist in " + database(dataSource)
+					+ ": set distributed-lock.jdbc.initialize-schema=always to create it at startup, or create it with "
+					+ "the DDL in " + provider.dialect().schemaResource() + " (docs/JDBC.md has it as a Flyway "
+					+ "migration)");
+		}
+		return provider;
+	}
+
+	/** The database as a failure report names it: product and URL. */
+	private static String database(DataSource dataSource) {
+		try (Connection connection = dataSource.getConnection()) {
+			DatabaseMetaData meta = connection.getMetaData();
+			return meta.getDatabaseProductName() + " database " + meta.getURL();
+		}
+		catch (SQLException ex) {
+			return "the application's database";
+		}
+	}
+
+	/**
+	 * The settings; {@link JdbcLockSettings} checks the values and names the setting at fault, mapped here to its
+	 * property.
+	 */
+	static JdbcLockSettings settings(JdbcLockProperties jdbc) {
+		return LockPropertyValues.storeSettings("jdbc", () -> new JdbcLockSettings(jdbc.getTable(),
+				jdbc.getPurgeInterval(), jdbc.getPurgeGrace(), jdbc.getPurgeBatch(), jdbc.getCallTimeout()));
+	}
+
+}

@@ -1,0 +1,168 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockOptions;
+import dev.distlock.core.LockTemplate;
+import dev.distlock.core.memory.InMemoryLockProvider;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.jdbc.JdbcDialect;
+import dev.distlock.jdbc.JdbcLockProvider;
+import dev.distlock.jdbc.testsupport.MariaDbTestServer;
+import dev.distlock.jdbc.testsupport.PostgresTestServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * The JDBC auto-configuration on real PostgreSQL and MariaDB servers: picked with a DataSource when no other store
+ * is configured, picked explicitly, creating the table as {@code initialize-schema} says, failing startup with a
+ * report naming the table, the database and the setting when the table is missing, and backing off without
+ * lock-jdbc.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class JdbcLockAutoConfigurationTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class, MongoLockAutoConfiguration.class,
+				JdbcLockAutoConfiguration.class, DistributedLockAutoConfiguration.class));
+
+	private static String table() {
+		return "boot_locks_" + Long.toString(System.nanoTime(), 36);
+	}
+
+	static DataSource postgres() {
+		PostgresTestServer server = PostgresTestServer.shared();
+		return new DriverManagerDataSource(server.jdbcUrl(), server.user(), "");
+	}
+
+	static DataSource mariadb() {
+		MariaDbTestServer server = MariaDbTestServer.shared();
+		return new DriverManagerDataSource(server.jdbcUrl(), server.user(), "");
+	}
+
+	@Test
+	void withADataSourceAndNoOtherStoreTheJdbcProviderIsPickedAndLocks() {
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::postgres)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table(), "distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(LockProvider.class)).isInstanceOf(JdbcLockProvider.class);
+				assertThat(((JdbcLockProvider) context.getBean(LockProvider.class)).dialect())
+					.isEqualTo(JdbcDialect.POSTGRESQL);
+				LockTemplate template = context.getBean(LockTemplate.class);
+				LockHandle handle = template.acquire("boot", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
+				assertThat(template.isLocked("boot")).isTrue();
+				handle.release();
+			});
+	}
+
+	@Test
+	void providerJdbcPicksItExplicitlyOnMariaDb() {
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::mariadb)
+			.withPropertyValues("distributed-lock.provider=jdbc", "distributed-lock.jdbc.table=" + table(),
+					"distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				JdbcLockProvider provider = context.getBean(JdbcLockProvider.class);
+				assertThat(provider.dialect()).isEqualTo(JdbcDialect.MARIADB);
+				assertThat(provider.tableExists()).isTrue();
+			});
+	}
+
+	@Test
+	void aMissingTableFailsStartupNamingTheTableTheDatabaseAndTheSetting() {
+		String table = table();
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::postgres)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table)
+			.run(context -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("distributed-lock.jdbc.initialize-schema")
+					.hasMessageContaining("'" + table + "' does not exist")
+					.hasMessageContaining("PostgreSQL database jdbc:postgresql://")
+					.hasMessageContaining("initialize-schema=always");
+			});
+	}
+
+	@Test
+	void neverLeavesAnExistingTableAsItIs() {
+		String table = table();
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::postgres)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> assertThat(context).hasNotFailed());
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::postgres)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=never")
+			.run(context -> assertThat(context.getBean(LockProvider.class)).isInstanceOf(JdbcLockProvider.class));
+	}
+
+	@Test
+	void aTableNameThatIsNotAnIdentifierFailsNamingTheProperty() {
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::postgres)
+			.withPropertyValues("distributed-lock.jdbc.table=locks;drop")
+			.run(context -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("distributed-lock.jdbc.table");
+			});
+	}
+
+	@Test
+	void withoutLockJdbcTheAutoConfigurationBacksOffToInMemory() {
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::postgres)
+			.withClassLoader(new FilteredClassLoader(JdbcLockProvider.class))
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(LockProvider.class)).isInstanceOf(InMemoryLockProvider.class);
+			});
+	}
+
+	@Test
+	void anotherProviderSettingLeavesTheDataSourceAlone() {
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::postgres)
+			.withPropertyValues("distributed-lock.provider=in-memory")
+			.run(context -> assertThat(context.getBean(LockProvider.class)).isInstanceOf(InMemoryLockProvider.class));
+	}
+
+	@Test
+	void providerJdbcWithoutADataSourceFailsNamingWhatIsMissing(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run("--distributed-lock.provider=jdbc"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("'distributed-lock.provider' is jdbc, but no JDBC lock provider could be configured: the "
+					+ "application has no DataSource bean.");
+	}
+
+	private static void run(String... args) {
+		SpringApplication application = new SpringApplication(LockApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.run(args).close();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ JdbcLockAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+	static class LockApplication {
+
+		@Bean
+		Object notADataSource() {
+			return new Object();
+		}
+
+	}
+
+}
