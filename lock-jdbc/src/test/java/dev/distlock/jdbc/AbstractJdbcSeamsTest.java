@@ -9,6 +9,7 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.testkit.LockTemplateSeamsTest;
+import dev.distlock.core.testkit.StoreRecords;
 import dev.distlock.core.testkit.TcpProxy;
 import dev.distlock.jdbc.testsupport.TestDatabase;
 
@@ -75,6 +76,11 @@ abstract class AbstractJdbcSeamsTest extends LockTemplateSeamsTest {
 	@Override
 	protected void destroyProvider(LockProvider provider) {
 		((JdbcLockProvider) provider).close();
+	}
+
+	@Override
+	protected StoreRecords storeRecords() {
+		return new JdbcStoreRecords(database().dataSource(), database().dialect(), JdbcLockSettings.defaults().table());
 	}
 
 	@Override

@@ -1,0 +1,30 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.testkit.StoreProtocolModelTest;
+import dev.distlock.core.testkit.StoreRecords;
+import dev.distlock.jdbc.testsupport.TestDatabase;
+
+/**
+ * The model-based protocol test on a real MariaDB server of this JVM: two started providers on one database stand for
+ * two instances, and the leftover check reads the lock table ({@link JdbcStoreRecords}).
+ */
+class MariaDbProtocolModelTest extends StoreProtocolModelTest {
+
+	@Override
+	protected LockProvider createProvider() {
+		return TestDatabase.MARIADB.provider(JdbcLockSettings.defaults());
+	}
+
+	@Override
+	protected void destroyProvider(LockProvider provider) {
+		((JdbcLockProvider) provider).close();
+	}
+
+	@Override
+	protected StoreRecords storeRecords() {
+		return new JdbcStoreRecords(TestDatabase.MARIADB.dataSource(), TestDatabase.MARIADB.dialect(),
+				JdbcLockSettings.defaults().table());
+	}
+
+}
