@@ -36,7 +36,7 @@ public abstract class LockOptionsProperties {
 	private double backoffMultiplier = LockOptions.defaults().backoffMultiplier();
 
 	/**
-	 * Cap on a grown retry delay; none when unset.
+	 * Cap on a grown retry delay; when unset, 1s (or the delay, if longer), so a long waiter keeps its place.
 	 */
 	private @Nullable Duration maxDelay = LockOptions.defaults().maxDelay();
 
