@@ -8,6 +8,9 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
 
 import reactor.core.Disposable;
 import reactor.core.Disposables;
@@ -19,7 +22,8 @@ import reactor.core.scheduler.Schedulers;
  * Holds a lock for the life of a returned {@link Mono} or {@link Flux}: acquired on subscription off the caller's
  * thread (on bounded-elastic, so an event loop never blocks on the store), released on completion, error or cancel,
  * and released at once if it is granted after the subscriber cancelled. Each subscription takes its own lock and runs
- * the method anew. Only loaded when Reactor is present.
+ * the method anew. A Kotlin {@code Flow} is locked as the {@code Flux} Spring's adapter makes of it, and handed back
+ * as a {@code Flow}. Only loaded when Reactor is present.
  */
 final class ReactiveLocking {
 
@@ -36,28 +40,45 @@ final class ReactiveLocking {
 		return Flux.class.isAssignableFrom(type);
 	}
 
-	static Object empty(boolean flux) {
-		return flux ? Flux.empty() : Mono.empty();
+	static boolean isPublisher(Class<?> type) {
+		return Publisher.class.isAssignableFrom(type);
+	}
+
+	static Object empty(LockDefinition.Kind kind) {
+		return switch (kind) {
+			case MONO -> Mono.empty();
+			case FLOW -> flow().fromPublisher(Flux.empty());
+			default -> Flux.empty();
+		};
 	}
 
 	/**
 	 * A publisher that locks, runs the method and releases.
 	 * @param acquire takes the lock; empty means skip, and the publisher completes empty
+	 * @param kind {@code MONO}, {@code FLUX} or {@code FLOW}
 	 */
-	static Object invoke(MethodInvocation invocation, Callable<Optional<InvocationLock>> acquire, boolean flux) {
+	static Object invoke(MethodInvocation invocation, Callable<Optional<InvocationLock>> acquire,
+			LockDefinition.Kind kind) {
 		ProxyMethodInvocation proxyInvocation = (ProxyMethodInvocation) invocation;
 		Mono<InvocationLock> acquisition = acquisition(acquire);
-		if (flux) {
-			return acquisition.flatMapMany(held -> Flux
-				.usingWhen(Mono.just(held),
-						h -> Flux.from(call(proxyInvocation, h))
-							.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
-						ReactiveLocking::release, (h, error) -> release(h), ReactiveLocking::releaseQuietly)
-				.doFinally(signal -> releaseInBackground(held)));
+		if (kind == LockDefinition.Kind.FLOW) {
+			return flow().fromPublisher(locked(acquisition, proxyInvocation));
+		}
+		if (kind == LockDefinition.Kind.FLUX) {
+			return locked(acquisition, proxyInvocation);
 		}
 		return acquisition.flatMap(held -> Mono
 			.usingWhen(Mono.just(held),
 					h -> Mono.from(call(proxyInvocation, h))
+						.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
+					ReactiveLocking::release, (h, error) -> release(h), ReactiveLocking::releaseQuietly)
+			.doFinally(signal -> releaseInBackground(held)));
+	}
+
+	private static Flux<?> locked(Mono<InvocationLock> acquisition, ProxyMethodInvocation proxyInvocation) {
+		return acquisition.flatMapMany(held -> Flux
+			.usingWhen(Mono.just(held),
+					h -> Flux.from(call(proxyInvocation, h))
 						.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
 					ReactiveLocking::release, (h, error) -> release(h), ReactiveLocking::releaseQuietly)
 			.doFinally(signal -> releaseInBackground(held)));
@@ -116,11 +137,26 @@ final class ReactiveLocking {
 		MethodInvocation clone = invocation.invocableClone();
 		try (LockContext.Scope scope = LockContext.open(held.handles())) {
 			Object returned = clone.proceed();
-			return returned != null ? (Publisher<?>) returned : Mono.empty();
+			if (returned == null) {
+				return Mono.empty();
+			}
+			return returned instanceof Publisher<?> publisher ? publisher : flow().toPublisher(returned);
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
 		}
+	}
+
+	// Spring registers the Flow adapter when kotlinx-coroutines-reactor is present, which LockDefinition checked.
+	private static ReactiveAdapter flow() {
+		Class<?> flowType = ClassUtils.resolveClassName("kotlinx.coroutines.flow.Flow",
+				ReactiveLocking.class.getClassLoader());
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(flowType);
+		if (adapter == null) {
+			throw new IllegalStateException("No reactive adapter for kotlinx.coroutines.flow.Flow; is "
+					+ "kotlinx-coroutines-reactor on the class path?");
+		}
+		return adapter;
 	}
 
 	private static Mono<Void> release(InvocationLock held) {
