@@ -52,13 +52,19 @@ record LockDefinition(Method method, LockKeyExpressions keys, boolean group, Loc
 		FLUX,
 
 		/** Held until the collection of the returned Kotlin {@code Flow} ends or is cancelled, as for a {@code Flux}. */
-		FLOW;
+		FLOW,
+
+		/** A Kotlin {@code suspend} function: held until its coroutine has ended, run by Spring as a {@code Mono}. */
+		SUSPEND,
+
+		/** A {@code suspend} function returning a {@code Flow}: held until its collection has ended, as a {@code Flux}. */
+		SUSPEND_FLOW;
 
 		/**
 		 * Whether the lock is taken on subscription and held for a publisher's life.
 		 */
 		boolean isReactive() {
-			return this == MONO || this == FLUX || this == FLOW;
+			return this != SYNC && this != OPTIONAL && this != FUTURE;
 		}
 
 	}
@@ -80,7 +86,7 @@ record LockDefinition(Method method, LockKeyExpressions keys, boolean group, Loc
 			Class<?> declared = new MethodParameter(method, -1).getParameterType();
 			boolean many = declared.getName().equals(FLOW)
 					|| (ReactiveLocking.isPublisher(declared) && !ReactiveLocking.isMono(declared));
-			return many ? Kind.FLUX : Kind.MONO;
+			return many ? Kind.SUSPEND_FLOW : Kind.SUSPEND;
 		}
 		if (isFlow(method.getReturnType())) {
 			if (!coroutinesReactorPresent) {
@@ -124,7 +130,7 @@ record LockDefinition(Method method, LockKeyExpressions keys, boolean group, Loc
 		return switch (kind) {
 			case OPTIONAL -> Optional.empty();
 			case FUTURE -> CompletableFuture.completedFuture(null);
-			case MONO, FLUX, FLOW -> ReactiveLocking.empty(kind);
+			case MONO, FLUX, FLOW, SUSPEND, SUSPEND_FLOW -> ReactiveLocking.empty(kind);
 			case SYNC -> null;
 		};
 	}

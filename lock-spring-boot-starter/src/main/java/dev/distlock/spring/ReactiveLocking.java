@@ -1,6 +1,7 @@
 package dev.distlock.spring;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -46,7 +47,7 @@ final class ReactiveLocking {
 
 	static Object empty(LockDefinition.Kind kind) {
 		return switch (kind) {
-			case MONO -> Mono.empty();
+			case MONO, SUSPEND -> Mono.empty();
 			case FLOW -> flow().fromPublisher(Flux.empty());
 			default -> Flux.empty();
 		};
@@ -55,33 +56,44 @@ final class ReactiveLocking {
 	/**
 	 * A publisher that locks, runs the method and releases.
 	 * @param acquire takes the lock; empty means skip, and the publisher completes empty
-	 * @param kind {@code MONO}, {@code FLUX} or {@code FLOW}
+	 * @param kind one of the {@linkplain LockDefinition.Kind#isReactive() reactive} kinds
 	 */
 	static Object invoke(MethodInvocation invocation, Callable<Optional<InvocationLock>> acquire,
 			LockDefinition.Kind kind) {
 		ProxyMethodInvocation proxyInvocation = (ProxyMethodInvocation) invocation;
 		Mono<InvocationLock> acquisition = acquisition(acquire);
-		if (kind == LockDefinition.Kind.FLOW) {
-			return flow().fromPublisher(locked(acquisition, proxyInvocation));
-		}
-		if (kind == LockDefinition.Kind.FLUX) {
-			return locked(acquisition, proxyInvocation);
-		}
-		return acquisition.flatMap(held -> Mono
-			.usingWhen(Mono.just(held),
-					h -> Mono.from(call(proxyInvocation, h))
-						.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
-					ReactiveLocking::release, (h, error) -> release(h), ReactiveLocking::releaseQuietly)
-			.doFinally(signal -> releaseInBackground(held)));
+		return switch (kind) {
+			case FLOW -> flow().fromPublisher(many(acquisition, proxyInvocation, false));
+			case FLUX -> many(acquisition, proxyInvocation, false);
+			// Spring's proxy awaits the Mono, or turns the Flux into a Flow, for the caller.
+			case SUSPEND_FLOW -> many(acquisition, proxyInvocation, true);
+			case SUSPEND -> one(acquisition, proxyInvocation, true);
+			default -> one(acquisition, proxyInvocation, false);
+		};
 	}
 
-	private static Flux<?> locked(Mono<InvocationLock> acquisition, ProxyMethodInvocation proxyInvocation) {
-		return acquisition.flatMapMany(held -> Flux
-			.usingWhen(Mono.just(held),
-					h -> Flux.from(call(proxyInvocation, h))
-						.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
-					ReactiveLocking::release, (h, error) -> release(h), ReactiveLocking::releaseQuietly)
-			.doFinally(signal -> releaseInBackground(held)));
+	private static Mono<?> one(Mono<InvocationLock> acquisition, ProxyMethodInvocation invocation, boolean coroutine) {
+		return acquisition.flatMap(held -> {
+			@Nullable Body body = coroutine ? CoroutineBody.create(held.handles()) : null;
+			return Mono
+				.usingWhen(Mono.just(held),
+						h -> Mono.from(call(invocation, h, body))
+							.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
+						ReactiveLocking::release, (h, error) -> release(h), h -> releaseOnCancel(h, body))
+				.doFinally(signal -> releaseInBackground(held, body));
+		});
+	}
+
+	private static Flux<?> many(Mono<InvocationLock> acquisition, ProxyMethodInvocation invocation, boolean coroutine) {
+		return acquisition.flatMapMany(held -> {
+			@Nullable Body body = coroutine ? CoroutineBody.create(held.handles()) : null;
+			return Flux
+				.usingWhen(Mono.just(held),
+						h -> Flux.from(call(invocation, h, body))
+							.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
+						ReactiveLocking::release, (h, error) -> release(h), h -> releaseOnCancel(h, body))
+				.doFinally(signal -> releaseInBackground(held, body));
+		});
 	}
 
 	/**
@@ -99,7 +111,7 @@ final class ReactiveLocking {
 			sink.onCancel(() -> {
 				// The sink runs this only if the grant was not delivered: a lock, if any, is nobody's.
 				if (slot.getAndSet(CANCELLED) instanceof InvocationLock held) {
-					releaseInBackground(held);
+					releaseInBackground(held, null);
 				}
 				else {
 					task.dispose(); // interrupts a wait in progress
@@ -132,9 +144,10 @@ final class ReactiveLocking {
 		});
 	}
 
-	private static Publisher<?> call(ProxyMethodInvocation invocation, InvocationLock held) {
+	private static Publisher<?> call(ProxyMethodInvocation invocation, InvocationLock held, @Nullable Body body) {
 		// A fresh clone per subscription: proceeding twice on one invocation would skip the inner interceptors.
-		MethodInvocation clone = invocation.invocableClone();
+		MethodInvocation clone = body != null ? invocation.invocableClone(body.arguments(invocation.getArguments()))
+				: invocation.invocableClone();
 		try (LockContext.Scope scope = LockContext.open(held.handles())) {
 			Object returned = clone.proceed();
 			if (returned == null) {
@@ -163,16 +176,43 @@ final class ReactiveLocking {
 		return Mono.<Void>fromRunnable(held::release).subscribeOn(Schedulers.boundedElastic());
 	}
 
-	private static Mono<Void> releaseQuietly(InvocationLock held) {
-		return Mono.<Void>fromRunnable(held::releaseQuietly).subscribeOn(Schedulers.boundedElastic());
+	// A coroutine's release waits for its end (see CoroutineBody), done in doFinally, which runs after the cancel has
+	// reached the coroutine.
+	private static Mono<Void> releaseOnCancel(InvocationLock held, @Nullable Body body) {
+		return body != null ? Mono.empty()
+				: Mono.<Void>fromRunnable(held::releaseQuietly).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	// Idempotent: after a normal end usingWhen has released already. Covers a cancel that came before usingWhen got
 	// the lock, which it would then never see. Off the caller's thread, which may be an event loop.
-	private static void releaseInBackground(InvocationLock held) {
-		if (!held.isReleased()) {
+	private static void releaseInBackground(InvocationLock held, @Nullable Body body) {
+		if (held.isReleased()) {
+			return;
+		}
+		if (body == null) {
 			Schedulers.boundedElastic().schedule(held::releaseQuietly);
 		}
+		else {
+			body.ended().whenComplete((ended, error) -> Schedulers.boundedElastic().schedule(held::releaseQuietly));
+		}
+	}
+
+	/**
+	 * What runs under one lock of a Kotlin {@code suspend} function, implemented by {@link CoroutineBody} so that this
+	 * class never links Kotlin types.
+	 */
+	interface Body {
+
+		/**
+		 * The invocation's arguments, with the lock made visible to the coroutine.
+		 */
+		@Nullable Object[] arguments(@Nullable Object[] arguments);
+
+		/**
+		 * Completes once the coroutine has ended; called only after it was cancelled.
+		 */
+		CompletableFuture<?> ended();
+
 	}
 
 }

@@ -17,6 +17,7 @@ import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.reactor.ReactorContext
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
@@ -69,11 +70,28 @@ class CoroutineLockingTest {
 	}
 
 	@Test
-	fun theCoroutineBodyFindsItsHandleInTheReactorContext() = locked { context ->
+	fun theCoroutineBodyFindsItsHandleInLockContextOnEveryThreadAndInTheReactorContext() = locked { context ->
 		val guarded = context.getBean(Guarded::class.java)
-		val handle = runBlocking { guarded.handle() }
-		assertThat(handle.key()).isEqualTo("k")
-		assertThat(handle.fencingToken()).isPositive()
+		val handles = runBlocking { guarded.handles() }
+		assertThat(handles).hasSize(3).allSatisfy { assertThat(it.key()).isEqualTo("k") }
+		assertThat(handles.map { it.fencingToken() }.distinct()).hasSize(1)
+		assertThat(LockContext.find()).isEmpty()
+		assertFree(context)
+	}
+
+	@Test
+	fun aCallerCancelledWhileItsBodyBlocksKeepsTheLockUntilTheBodyHasStopped() = locked { context ->
+		val guarded = context.getBean(Guarded::class.java)
+		runBlocking {
+			val first = launch(Dispatchers.Default) { guarded.blockingWrite() }
+			await().atMost(Duration.ofSeconds(10)).until { guarded.entered.get() == 1 }
+			// The blocking part cannot stop: the lock must stay held until it has, or the second call overlaps it.
+			first.cancel()
+			val second = launch(Dispatchers.Default) { guarded.blockingWrite() }
+			first.join()
+			second.join()
+		}
+		guarded.assertExclusive(calls = 2)
 		assertFree(context)
 	}
 
@@ -205,10 +223,25 @@ class CoroutineLockingTest {
 		}
 
 		@DistributedLock(key = "'k'")
-		open suspend fun handle(): LockHandle {
-			delay(10)
+		open suspend fun handles(): List<LockHandle> {
+			delay(10) // resumed on another thread
 			val reactor = currentCoroutineContext()[ReactorContext]
-			return checkNotNull(reactor?.context?.get<LockHandle>(LockContext.CONTEXT_KEY)) { "no handle" }
+			val fromReactor = checkNotNull(reactor?.context?.get<LockHandle>(LockContext.CONTEXT_KEY)) { "no handle" }
+			val onIo = withContext(Dispatchers.IO) { LockContext.current() }
+			return listOf(LockContext.current(), onIo, fromReactor)
+		}
+
+		@DistributedLock(key = "'k'", retries = 100, delay = 50)
+		open suspend fun blockingWrite() = withContext(Dispatchers.IO) {
+			enter()
+			try {
+				val read = counter
+				Thread.sleep(300) // a blocking call (JDBC, say): a cancel cannot stop it
+				counter = read + 1
+			}
+			finally {
+				leave()
+			}
 		}
 
 		private fun counted(): Flow<Int> = flow {
