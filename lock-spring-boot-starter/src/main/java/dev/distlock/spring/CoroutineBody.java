@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 
 import dev.distlock.core.LockHandle;
 
@@ -14,12 +15,15 @@ import kotlin.coroutines.Continuation;
 import kotlin.coroutines.CoroutineContext;
 import kotlinx.coroutines.Job;
 import kotlinx.coroutines.ThreadContextElement;
+import kotlinx.coroutines.flow.Flow;
+import kotlinx.coroutines.reactor.ReactorFlowKt;
 
 /**
- * The lock inside one call of a Kotlin {@code suspend} function: a coroutine context element that makes the call's
- * handles current in {@link LockContext} on whichever thread the coroutine runs, and that learns when the coroutine
- * has ended. A cancelled call releases its lock only then: a cancel stops a coroutine at its next suspension, but a
- * blocking call in it (JDBC, say) runs on, and must not run once the lock is free. Only loaded for suspend functions.
+ * The lock inside one call of a Kotlin {@code suspend} function, or one collection of a {@code Flow} result: a
+ * coroutine context element that makes the call's handles current in {@link LockContext} on whichever thread the
+ * coroutine runs, and that learns when the coroutine has ended. A cancelled call releases its lock only then: a cancel
+ * stops a coroutine at its next suspension, but a blocking call in it (JDBC, say) runs on, and must not run once the
+ * lock is free. Only loaded for suspend functions and {@code Flow} results.
  */
 final class CoroutineBody extends AbstractCoroutineContextElement
 		implements ThreadContextElement<LockContext.Scope>, ReactiveLocking.Body {
@@ -72,6 +76,14 @@ final class CoroutineBody extends AbstractCoroutineContextElement
 			};
 		}
 		return copy;
+	}
+
+	/**
+	 * A {@code Flow} result as the {@code Flux} that collects it in a coroutine carrying this element.
+	 */
+	@Override
+	public Publisher<?> publisher(Object flow) {
+		return ReactorFlowKt.asFlux((Flow<?>) flow, this);
 	}
 
 	@Override

@@ -63,33 +63,33 @@ final class ReactiveLocking {
 		ProxyMethodInvocation proxyInvocation = (ProxyMethodInvocation) invocation;
 		Mono<InvocationLock> acquisition = acquisition(acquire);
 		return switch (kind) {
-			case FLOW -> flow().fromPublisher(many(acquisition, proxyInvocation, false));
-			case FLUX -> many(acquisition, proxyInvocation, false);
+			case FLOW -> flow().fromPublisher(many(acquisition, proxyInvocation, kind));
 			// Spring's proxy awaits the Mono, or turns the Flux into a Flow, for the caller.
-			case SUSPEND_FLOW -> many(acquisition, proxyInvocation, true);
-			case SUSPEND -> one(acquisition, proxyInvocation, true);
-			default -> one(acquisition, proxyInvocation, false);
+			case FLUX, SUSPEND_FLOW -> many(acquisition, proxyInvocation, kind);
+			default -> one(acquisition, proxyInvocation, kind);
 		};
 	}
 
-	private static Mono<?> one(Mono<InvocationLock> acquisition, ProxyMethodInvocation invocation, boolean coroutine) {
+	private static Mono<?> one(Mono<InvocationLock> acquisition, ProxyMethodInvocation invocation,
+			LockDefinition.Kind kind) {
 		return acquisition.flatMap(held -> {
-			@Nullable Body body = coroutine ? CoroutineBody.create(held.handles()) : null;
+			@Nullable Body body = body(kind, held);
 			return Mono
 				.usingWhen(Mono.just(held),
-						h -> Mono.from(call(invocation, h, body))
+						h -> Mono.from(call(invocation, h, kind, body))
 							.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
 						ReactiveLocking::release, (h, error) -> release(h), h -> releaseOnCancel(h, body))
 				.doFinally(signal -> releaseInBackground(held, body));
 		});
 	}
 
-	private static Flux<?> many(Mono<InvocationLock> acquisition, ProxyMethodInvocation invocation, boolean coroutine) {
+	private static Flux<?> many(Mono<InvocationLock> acquisition, ProxyMethodInvocation invocation,
+			LockDefinition.Kind kind) {
 		return acquisition.flatMapMany(held -> {
-			@Nullable Body body = coroutine ? CoroutineBody.create(held.handles()) : null;
+			@Nullable Body body = body(kind, held);
 			return Flux
 				.usingWhen(Mono.just(held),
-						h -> Flux.from(call(invocation, h, body))
+						h -> Flux.from(call(invocation, h, kind, body))
 							.contextWrite(ctx -> ctx.put(LockContext.CONTEXT_KEY, h.handles().get(0))),
 						ReactiveLocking::release, (h, error) -> release(h), h -> releaseOnCancel(h, body))
 				.doFinally(signal -> releaseInBackground(held, body));
@@ -144,16 +144,27 @@ final class ReactiveLocking {
 		});
 	}
 
-	private static Publisher<?> call(ProxyMethodInvocation invocation, InvocationLock held, @Nullable Body body) {
+	// A coroutine (a suspend function's, or a Flow's collection) runs with the lock in its context; null for Reactor.
+	private static @Nullable Body body(LockDefinition.Kind kind, InvocationLock held) {
+		return kind == LockDefinition.Kind.MONO || kind == LockDefinition.Kind.FLUX ? null
+				: CoroutineBody.create(held.handles());
+	}
+
+	private static Publisher<?> call(ProxyMethodInvocation invocation, InvocationLock held, LockDefinition.Kind kind,
+			@Nullable Body body) {
 		// A fresh clone per subscription: proceeding twice on one invocation would skip the inner interceptors.
-		MethodInvocation clone = body != null ? invocation.invocableClone(body.arguments(invocation.getArguments()))
+		boolean suspend = body != null && kind != LockDefinition.Kind.FLOW;
+		MethodInvocation clone = suspend ? invocation.invocableClone(body.arguments(invocation.getArguments()))
 				: invocation.invocableClone();
 		try (LockContext.Scope scope = LockContext.open(held.handles())) {
 			Object returned = clone.proceed();
 			if (returned == null) {
 				return Mono.empty();
 			}
-			return returned instanceof Publisher<?> publisher ? publisher : flow().toPublisher(returned);
+			if (returned instanceof Publisher<?> publisher) {
+				return publisher;
+			}
+			return body != null ? body.publisher(returned) : (Publisher<?>) returned;
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);
@@ -198,7 +209,7 @@ final class ReactiveLocking {
 	}
 
 	/**
-	 * What runs under one lock of a Kotlin {@code suspend} function, implemented by {@link CoroutineBody} so that this
+	 * What runs under one lock of a Kotlin {@code suspend} function or {@code Flow}, implemented by {@link CoroutineBody} so that this
 	 * class never links Kotlin types.
 	 */
 	interface Body {
@@ -207,6 +218,11 @@ final class ReactiveLocking {
 		 * The invocation's arguments, with the lock made visible to the coroutine.
 		 */
 		@Nullable Object[] arguments(@Nullable Object[] arguments);
+
+		/**
+		 * A {@code Flow} as a publisher whose collecting coroutine carries the lock.
+		 */
+		Publisher<?> publisher(Object flow);
 
 		/**
 		 * Completes once the coroutine has ended; called only after it was cancelled.

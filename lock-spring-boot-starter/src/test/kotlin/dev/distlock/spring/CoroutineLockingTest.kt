@@ -80,19 +80,40 @@ class CoroutineLockingTest {
 	}
 
 	@Test
+	fun aFlowBodyFindsItsHandleInLockContextOnEveryThread() = locked { context ->
+		val guarded = context.getBean(Guarded::class.java)
+		val tokens = runBlocking { guarded.tokens().toList() }
+		assertThat(tokens).hasSize(2).allSatisfy { assertThat(it).isPositive() }
+		assertThat(tokens.distinct()).hasSize(1)
+		assertFree(context)
+	}
+
+	@Test
 	fun aCallerCancelledWhileItsBodyBlocksKeepsTheLockUntilTheBodyHasStopped() = locked { context ->
 		val guarded = context.getBean(Guarded::class.java)
+		cancelFirstOfTwoWhileItBlocks(guarded) { guarded.blockingWrite() }
+		guarded.assertExclusive(calls = 2)
+		assertFree(context)
+	}
+
+	@Test
+	fun aCollectorCancelledWhileTheFlowBlocksKeepsTheLockUntilTheFlowHasStopped() = locked { context ->
+		val guarded = context.getBean(Guarded::class.java)
+		cancelFirstOfTwoWhileItBlocks(guarded) { guarded.blockingFlow().toList() }
+		guarded.assertExclusive(calls = 2)
+		assertFree(context)
+	}
+
+	private fun cancelFirstOfTwoWhileItBlocks(guarded: Guarded, call: suspend () -> Unit) {
 		runBlocking {
-			val first = launch(Dispatchers.Default) { guarded.blockingWrite() }
+			val first = launch(Dispatchers.Default) { call() }
 			await().atMost(Duration.ofSeconds(10)).until { guarded.entered.get() == 1 }
 			// The blocking part cannot stop: the lock must stay held until it has, or the second call overlaps it.
 			first.cancel()
-			val second = launch(Dispatchers.Default) { guarded.blockingWrite() }
+			val second = launch(Dispatchers.Default) { call() }
 			first.join()
 			second.join()
 		}
-		guarded.assertExclusive(calls = 2)
-		assertFree(context)
 	}
 
 	@Test
@@ -232,7 +253,19 @@ class CoroutineLockingTest {
 		}
 
 		@DistributedLock(key = "'k'", retries = 100, delay = 50)
-		open suspend fun blockingWrite() = withContext(Dispatchers.IO) {
+		open suspend fun blockingWrite() = withContext(Dispatchers.IO) { blockingIncrement() }
+
+		@DistributedLock(key = "'k'", retries = 100, delay = 50)
+		open fun blockingFlow(): Flow<Unit> = flow { emit(withContext(Dispatchers.IO) { blockingIncrement() }) }
+
+		@DistributedLock(key = "'k'")
+		open fun tokens(): Flow<Long> = flow {
+			delay(10)
+			emit(LockContext.current().fencingToken())
+			emit(withContext(Dispatchers.IO) { LockContext.current().fencingToken() })
+		}
+
+		private fun blockingIncrement() {
 			enter()
 			try {
 				val read = counter
