@@ -18,7 +18,9 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.context.EnvironmentAware;
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -33,9 +35,15 @@ import dev.distlock.core.LockTemplate;
  * Once all singletons exist, every annotated method's definition is built, so a bad key expression or attribute
  * fails startup naming the method: for the beans created so far, and for lazy and prototype beans, whose classes are
  * read from their bean definitions without creating them.
+ * Proxies are CGLIB subclasses unless {@code spring.aop.proxy-target-class} is {@code false}, as for Spring Boot's own
+ * advice: then a bean implementing interfaces gets a JDK proxy of them, so a final class behind an interface can be
+ * locked (and must be injected as its interface).
  */
 public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
-		implements SmartInitializingSingleton {
+		implements SmartInitializingSingleton, EnvironmentAware {
+
+	/** Boot's property choosing class-based proxies (its default, true) or interface-based ones. */
+	static final String PROXY_TARGET_CLASS = "spring.aop.proxy-target-class";
 
 	private final Supplier<LockTemplate> template;
 
@@ -59,6 +67,17 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		this.advisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(), interceptor);
 		setBeforeExistingAdvisors(true);
 		setProxyTargetClass(true);
+	}
+
+	/**
+	 * Applies {@code spring.aop.proxy-target-class} when it is set; left out, proxies stay class-based.
+	 */
+	@Override
+	public void setEnvironment(Environment environment) {
+		Boolean proxyTargetClass = environment.getProperty(PROXY_TARGET_CLASS, Boolean.class);
+		if (proxyTargetClass != null) {
+			setProxyTargetClass(proxyTargetClass);
+		}
 	}
 
 	@Override

@@ -67,9 +67,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		}
 		List<String> keys = definition.keys().evaluate(target, invocation.getArguments());
 		LockTemplate locks = template.get();
-		if (definition.kind() == LockDefinition.Kind.MONO || definition.kind() == LockDefinition.Kind.FLUX) {
-			return ReactiveLocking.invoke(invocation, () -> acquire(locks, definition, keys),
-					definition.kind() == LockDefinition.Kind.FLUX);
+		if (definition.kind().isReactive()) {
+			return ReactiveLocking.invoke(invocation, () -> acquire(locks, definition, keys), definition.kind());
 		}
 		Optional<InvocationLock> held = acquire(locks, definition, keys);
 		if (held.isEmpty()) {

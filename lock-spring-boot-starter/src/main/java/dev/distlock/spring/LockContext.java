@@ -14,7 +14,9 @@ import dev.distlock.core.LockHandle;
  * {@code CompletableFuture} call it in their synchronous part, before handing work to another thread, and capture the
  * handle. {@code Mono} and {@code Flux} methods see it the same way while they assemble their publisher, and inside
  * the publisher through the Reactor context under {@link #CONTEXT_KEY}:
- * {@code Mono.deferContextual(ctx -> use(ctx.<LockHandle>get(LockContext.CONTEXT_KEY)))}.
+ * {@code Mono.deferContextual(ctx -> use(ctx.<LockHandle>get(LockContext.CONTEXT_KEY)))}. Kotlin {@code suspend}
+ * functions call {@link #current()} anywhere in their coroutine, on whichever thread it resumes, and in coroutines it
+ * starts.
  */
 public final class LockContext {
 

@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
 import org.springframework.util.ClassUtils;
 
 import dev.distlock.core.LockOptions;
@@ -22,6 +24,12 @@ record LockDefinition(Method method, LockKeyExpressions keys, boolean group, Loc
 
 	private static final boolean reactorPresent = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			LockDefinition.class.getClassLoader());
+
+	// What Spring's AOP needs to run a suspend function as a Mono, and Spring's adapter needs to turn a Flow into one.
+	private static final boolean coroutinesReactorPresent = reactorPresent
+			&& ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockDefinition.class.getClassLoader());
+
+	private static final String FLOW = "kotlinx.coroutines.flow.Flow";
 
 	/**
 	 * How a method's result holds the lock.
@@ -41,8 +49,62 @@ record LockDefinition(Method method, LockKeyExpressions keys, boolean group, Loc
 		MONO,
 
 		/** Held until the returned {@code Flux} terminates or is cancelled. */
-		FLUX
+		FLUX,
 
+		/** Held until the collection of the returned Kotlin {@code Flow} ends or is cancelled, as for a {@code Flux}. */
+		FLOW,
+
+		/** A Kotlin {@code suspend} function: held until its coroutine has ended, run by Spring as a {@code Mono}. */
+		SUSPEND,
+
+		/** A {@code suspend} function returning a {@code Flow}: held until its collection has ended, as a {@code Flux}. */
+		SUSPEND_FLOW;
+
+		/**
+		 * Whether the lock is taken on subscription and held for a publisher's life.
+		 */
+		boolean isReactive() {
+			return this != SYNC && this != OPTIONAL && this != FUTURE;
+		}
+
+	}
+
+	/**
+	 * The kind for a method. A Kotlin {@code suspend} function returns {@code Object} to the JVM, but Spring's AOP runs
+	 * it inside the advice as a {@code Mono} (a {@code Flux} when it returns a {@code Flow}) and awaits that for the
+	 * caller afterwards, so its lock is held like a {@code Mono}'s or {@code Flux}'s: until the coroutine completes.
+	 * @throws LockAnnotationException naming the method if Kotlin coroutine support is missing from the class path
+	 */
+	static Kind kindOf(Method method) {
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			if (!coroutinesReactorPresent) {
+				throw new LockAnnotationException(method, "a suspend function holds its lock until the coroutine "
+						+ "completes only with org.jetbrains.kotlinx:kotlinx-coroutines-reactor on the class path, "
+						+ "through which Spring runs it as a Mono; add it", null);
+			}
+			// The Kotlin return type, as Spring's proxy reads it to choose between awaiting and a Flow.
+			Class<?> declared = new MethodParameter(method, -1).getParameterType();
+			boolean many = declared.getName().equals(FLOW)
+					|| (ReactiveLocking.isPublisher(declared) && !ReactiveLocking.isMono(declared));
+			return many ? Kind.SUSPEND_FLOW : Kind.SUSPEND;
+		}
+		if (isFlow(method.getReturnType())) {
+			if (!coroutinesReactorPresent) {
+				throw new LockAnnotationException(method, "a Flow result holds its lock for the whole collection only "
+						+ "with org.jetbrains.kotlinx:kotlinx-coroutines-reactor on the class path; add it", null);
+			}
+			return Kind.FLOW;
+		}
+		return kindOf(method.getReturnType());
+	}
+
+	private static boolean isFlow(Class<?> type) {
+		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+			if (candidate.getName().equals(FLOW)) {
+				return true;
+			}
+		}
+		return type.getName().equals(FLOW);
 	}
 
 	/**
@@ -68,7 +130,7 @@ record LockDefinition(Method method, LockKeyExpressions keys, boolean group, Loc
 		return switch (kind) {
 			case OPTIONAL -> Optional.empty();
 			case FUTURE -> CompletableFuture.completedFuture(null);
-			case MONO, FLUX -> ReactiveLocking.empty(kind == Kind.FLUX);
+			case MONO, FLUX, FLOW, SUSPEND, SUSPEND_FLOW -> ReactiveLocking.empty(kind);
 			case SYNC -> null;
 		};
 	}

@@ -50,7 +50,7 @@ final class LockDefinitionFactory {
 				: StringUtils.hasText(lock.key()) ? List.of(lock.key()) : List.of();
 		LockKeyExpressions keys = LockKeyExpressions.parse(parser, method, targetClass, sources, beanResolver);
 		LockOptions options = options(method, lock, defaults);
-		LockDefinition.Kind kind = LockDefinition.kindOf(method.getReturnType());
+		LockDefinition.Kind kind = LockDefinition.kindOf(method);
 		if (options.onFailure() == FailureMode.SKIP && method.getReturnType().isPrimitive()
 				&& method.getReturnType() != void.class) {
 			throw new LockAnnotationException(method, "onFailure SKIP needs a void or object return type to return "

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every code block of the README holds up when copied: each Java block compiles as printed (imports included) against
- * the starter's test class path, each JSON block parses, and each YAML block parses and names only real
- * {@code distributed-lock.*} properties.
+ * the starter's test class path, the Kotlin block is the source that {@code ReadmeKotlinTest} compiles and runs, each
+ * JSON block parses, and each YAML block parses and names only real {@code distributed-lock.*} properties.
  */
 class ReadmeBlocksTest {
 
@@ -48,6 +48,14 @@ class ReadmeBlocksTest {
 			assertThat(compile(source, dir.resolve("classes"))).as("compiling README block %s", type.group(1))
 				.isEmpty();
 		}
+	}
+
+	@Test
+	void theKotlinBlockIsTheSourceTheKotlinTestsCompileAndRun() throws IOException {
+		List<String> blocks = Readme.blocks("kotlin");
+		assertThat(blocks).hasSize(1);
+		String source = Files.readString(Path.of("src/test/kotlin/dev/distlock/readme/ReadmeKotlin.kt"));
+		assertThat(source).isEqualTo("package dev.distlock.readme\n\n" + blocks.get(0));
 	}
 
 	@Test
