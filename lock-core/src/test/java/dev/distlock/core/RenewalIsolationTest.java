@@ -66,17 +66,23 @@ class RenewalIsolationTest {
 				return false;
 			}
 		};
-		LockOptions renewed = LockOptions.builder().timeout(Duration.ofMillis(300)).autoRenew(true).build();
+		// Ticks come every lease / 3 = 1 s; the bounds below wait for events, not for time, so a loaded machine only
+		// makes the test slower.
+		LockOptions renewed = LockOptions.builder().timeout(Duration.ofSeconds(3)).autoRenew(true).build();
 		try (LockTemplate template = new LockTemplate(provider)) {
 			LockHandle stuck = template.acquire("stuck", renewed);
 			LockHandle healthy = template.acquire("healthy", renewed);
-			Thread.sleep(1_500); // about 15 renewal ticks of 100 ms each
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+			// Five renewals of the healthy lock take at least four ticks, so the stuck lock's 3 s lease has run out.
+			while (healthyRenewals.get() < 5 && System.nanoTime() - deadline < 0) {
+				Thread.sleep(20);
+			}
 			assertThat(healthyRenewals.get()).as("renewals of the healthy lock").isGreaterThanOrEqualTo(5);
 			assertThat(healthy.isHeld()).isTrue();
 			assertThat(stuckCalls.get()).as("store calls of the stuck lock: one, never stacked").isEqualTo(1);
+			assertThat(stuck.isHeld()).isFalse(); // its local lease ran out while the renewal hung
 			unblock.countDown();
 			healthy.release();
-			assertThat(stuck.isHeld()).isFalse(); // its local lease ran out while the renewal hung
 		}
 		finally {
 			unblock.countDown();
