@@ -100,7 +100,7 @@ final class LockScripts {
 		}
 		List<?> reply = runner.run(RedisScripts.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
-		if (result[0] != 0 && request.noExpiry() && !lasting(List.of(request), until)) {
+		if (result[0] != 0 && request.noExpiry() && !lasting(List.of(request), request.lease())) {
 			// Lost between the grant and this call (its provisional lease ran out, or it was unlocked by ID): refused.
 			result = new long[] { 0, 0 };
 		}
@@ -159,7 +159,7 @@ final class LockScripts {
 			throw new LockStoreException(null, "Unexpected script result " + reply, null);
 		}
 		List<LockRequest> forever = requests.stream().filter(LockRequest::noExpiry).toList();
-		if (result[0] == 1 && !forever.isEmpty() && !lasting(forever, until)) {
+		if (result[0] == 1 && !forever.isEmpty() && !lasting(forever, shortest)) {
 			// One was lost between the grant and this call: the group is refused, so the others are let go.
 			requests.forEach(this::cleanUp);
 			result = new long[] { 0, 0 };
@@ -189,9 +189,11 @@ final class LockScripts {
 
 	/**
 	 * {@code lasting.lua}: makes the provisional grants of requests without expiry lasting, now that their caller has
-	 * the reply (all in one slot). Whether every one was still held under its token.
+	 * the reply (all in one slot). Its own call deadline, never below a healthy round trip: one that runs after the
+	 * provisional lease finds the lock gone and changes nothing. Whether every one was still held under its token.
 	 */
-	private boolean lasting(List<LockRequest> forever, long until) {
+	private boolean lasting(List<LockRequest> forever, Duration nominal) {
+		long until = runner.deadline(nominal);
 		String[] redisKeys = new String[forever.size() * 4];
 		String[] args = new String[forever.size() * 2];
 		for (int i = 0; i < forever.size(); i++) {
