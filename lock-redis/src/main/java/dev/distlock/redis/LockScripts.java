@@ -49,7 +49,7 @@ final class LockScripts {
 		this.keys = keys;
 		this.ids = ids;
 		this.releases = releases;
-		this.unknownGrants = new UnknownGrants(runner, keys, releases, ids);
+		this.unknownGrants = new UnknownGrants(releases);
 		this.pubSub = pubSub;
 		this.retention = fenceRetention;
 		this.retentionMillis = String.valueOf(fenceRetention.toMillis());
@@ -75,7 +75,7 @@ final class LockScripts {
 	long[] acquire(LockRequest request, Duration queueStay, int attempt, String grantChannel) {
 		long until = runner.deadline(request.lease());
 		String lock = keys.lock(request.key());
-		LeaseArgs lease = leaseArgs(request.lease());
+		LeaseArgs lease = request.noExpiry() ? provisional(until) : leaseArgs(request.lease());
 		String[] redisKeys;
 		String[] args;
 		if (request.lockId() != null || request.noExpiry()) {
@@ -100,6 +100,10 @@ final class LockScripts {
 		}
 		List<?> reply = runner.run(RedisScripts.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
+		if (result[0] != 0 && request.noExpiry() && !lasting(List.of(request), request.lease())) {
+			// Lost between the grant and this call (its provisional lease ran out, or it was unlocked by ID): refused.
+			result = new long[] { 0, 0 };
+		}
 		if (result[0] != 0) {
 			acknowledge(lock, request, until);
 		}
@@ -119,7 +123,9 @@ final class LockScripts {
 	long[] acquireAll(List<LockRequest> requests, boolean willWait) {
 		String[] redisKeys = new String[requests.size() * 7];
 		String[] args = new String[requests.size() * 8 + 2];
-		Duration shortest = requests.get(0).lease();
+		Duration shortest = requests.stream().map(LockRequest::lease).min(Duration::compareTo).orElseThrow();
+		long until = runner.deadline(shortest);
+		String provisional = requests.stream().anyMatch(LockRequest::noExpiry) ? provisional(until).millis() : "";
 		for (int i = 0; i < requests.size(); i++) {
 			LockRequest request = requests.get(i);
 			String lock = keys.lock(request.key());
@@ -131,7 +137,7 @@ final class LockScripts {
 			redisKeys[7 * i + 5] = lock + RedisKeys.IDS;
 			redisKeys[7 * i + 6] = lock + RedisKeys.HOLDERS;
 			args[8 * i] = request.token();
-			args[8 * i + 1] = millis(request.lease());
+			args[8 * i + 1] = request.noExpiry() ? provisional : millis(request.lease());
 			args[8 * i + 2] = request.shared() ? "1" : "0";
 			// maxConcurrent -1 is unlimited
 			args[8 * i + 3] = String.valueOf(!request.shared() ? 1
@@ -140,11 +146,9 @@ final class LockScripts {
 			args[8 * i + 5] = request.owner().host();
 			args[8 * i + 6] = request.lockId() != null ? request.lockId() : "";
 			args[8 * i + 7] = request.noExpiry() ? "1" : "0";
-			shortest = request.lease().compareTo(shortest) < 0 ? request.lease() : shortest;
 		}
 		args[args.length - 2] = retentionMillis;
 		args[args.length - 1] = willWait && pubSub ? queueStayMillis : "0";
-		long until = runner.deadline(shortest);
 		ids.index(requests, until);
 		List<?> reply = runner.run(RedisScripts.ACQUIRE_ALL, redisKeys, args, until);
 		long[] result = new long[reply == null ? 0 : reply.size()];
@@ -153,6 +157,12 @@ final class LockScripts {
 		}
 		if (result.length < 2) {
 			throw new LockStoreException(null, "Unexpected script result " + reply, null);
+		}
+		List<LockRequest> forever = requests.stream().filter(LockRequest::noExpiry).toList();
+		if (result[0] == 1 && !forever.isEmpty() && !lasting(forever, shortest)) {
+			// One was lost between the grant and this call: the group is refused, so the others are let go.
+			requests.forEach(this::cleanUp);
+			result = new long[] { 0, 0 };
 		}
 		if (result[0] == 0 && !willWait) {
 			// Refused, no further attempt with these tokens: their index entries go now, not after the grace.
@@ -175,6 +185,42 @@ final class LockScripts {
 			}
 		}
 		return result;
+	}
+
+	/**
+	 * {@code lasting.lua}: makes the provisional grants of requests without expiry lasting, now that their caller has
+	 * the reply (all in one slot). Its own call deadline, never below a healthy round trip: one that runs after the
+	 * provisional lease finds the lock gone and changes nothing. Whether every one was still held under its token.
+	 */
+	private boolean lasting(List<LockRequest> forever, Duration nominal) {
+		long until = runner.deadline(nominal);
+		String[] redisKeys = new String[forever.size() * 4];
+		String[] args = new String[forever.size() * 2];
+		for (int i = 0; i < forever.size(); i++) {
+			String lock = keys.lock(forever.get(i).key());
+			redisKeys[4 * i] = lock;
+			redisKeys[4 * i + 1] = lock + RedisKeys.FENCE;
+			redisKeys[4 * i + 2] = lock + RedisKeys.IDS;
+			redisKeys[4 * i + 3] = lock + RedisKeys.HOLDERS;
+			args[2 * i] = forever.get(i).token();
+			args[2 * i + 1] = forever.get(i).lockId() != null ? forever.get(i).lockId() : "";
+		}
+		List<?> reply = runner.run(RedisScripts.LASTING, redisKeys, args, until);
+		for (int i = 0; i < forever.size(); i++) {
+			if (number(reply, i) != 1) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The provisional lease of a grant without expiry: twice the attempt's bound (what is left of its deadline), so
+	 * the caller has time to make it lasting once the reply is in, and a grant whose reply nobody got ends by itself.
+	 */
+	private LeaseArgs provisional(long until) {
+		Duration lease = Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime()) * 2));
+		return new LeaseArgs(lease, millis(lease), String.valueOf(Math.max(retention.toMillis(), lease.toMillis())));
 	}
 
 	/**

@@ -31,15 +31,20 @@ import dev.distlock.core.InvalidLockKeyException;
  * <li>{@code <namespace>:{<key>}:ids}: the lock-ID records of the key's holders taken under a lock ID (a hash: owner
  * token -> JSON lock ID, owner, host, created, TTL, renewed, mode); it lives as long as its longest-lived record, and
  * for ever while one has no expiry</li>
- * <li>{@code <namespace>:id:{<lock ID>}}: a lock ID's index, a sorted set of {@code <owner token> <key>} by grant
- * time (server microseconds), written before each grant; in the ID's own slot, so in a cluster apart from the lock
- * keys; it lives at least as long as its members' leases, and for ever while one has no expiry</li>
+ * <li>{@code <namespace>:id:{<lock ID>}}: a lock ID's index of members with a lease, a sorted set of
+ * {@code <owner token> <key>} by write time (server microseconds), written before each grant; in the ID's own slot,
+ * so in a cluster apart from the lock keys; it lives at least as long as its members' leases, never without a TTL</li>
+ * <li>{@code <namespace>:id:{<lock ID>}:forever}: the same for the ID's members without expiry; no TTL, and it exists
+ * only while it lists one</li>
  * <li>{@code <namespace>:{<key>}:released}: the pub/sub channel a release publishes on</li>
  * <li>{@code <namespace>:grants:<client id>}: the pub/sub channel a release hands a lock to one of that client's
  * queued waiters on</li>
  * </ul>
  */
 final class RedisKeys {
+
+	/** Suffix of a lock ID's index of members without expiry after the index's name. */
+	static final String FOREVER = ":forever";
 
 	/** Suffix of the fence hash's name after the lock key's. */
 	static final String FENCE = ":fence";
@@ -84,6 +89,13 @@ final class RedisKeys {
 	 */
 	String index(String lockId) {
 		return namespace + ":id:{" + lockId + "}";
+	}
+
+	/**
+	 * A lock ID's index of members without expiry, in the same slot as {@link #index(String)}.
+	 */
+	String foreverIndex(String lockId) {
+		return index(lockId) + FOREVER;
 	}
 
 	String ids(String key) {

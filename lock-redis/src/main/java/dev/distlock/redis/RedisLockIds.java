@@ -38,8 +38,9 @@ final class RedisLockIds {
 	/**
 	 * Writes the members of requests with a lock ID to their IDs' indexes, before the grant: a crash after it leaves
 	 * an entry without a lock (dropped by the next unlock or renew by ID), never a lock its ID cannot find. A request
-	 * without a lock ID costs nothing here. The index lives as long as the lease plus the queue stay (a hand-off may
-	 * grant that long after the attempt), or for ever for a lock without expiry.
+	 * without a lock ID costs nothing here. A member with a lease goes into the index that lives as long as the lease
+	 * plus the queue stay (a hand-off may grant that long after the attempt); one without expiry into the ID's index
+	 * of such members, which has no TTL and is gone once it lists none.
 	 */
 	void index(List<LockRequest> requests, long until) {
 		for (LockRequest request : requests) {
@@ -52,33 +53,35 @@ final class RedisLockIds {
 			if (same.get(0) != request) {
 				continue; // written with the first request of its ID
 			}
-			boolean forever = same.stream().anyMatch(LockRequest::noExpiry);
 			// As long as the ids records (the retention, never less than the lease), so renew can report expired ones.
 			long ttl = Math.max(retention.toMillis(),
 					same.stream().mapToLong(other -> other.lease().toMillis()).max().orElse(0))
 					+ RedisAcquisition.QUEUE_STAY.toMillis();
-			String[] args = new String[same.size() + 1];
-			args[0] = forever ? "-1" : String.valueOf(ttl);
+			String[] args = new String[2 * same.size() + 1];
+			args[0] = String.valueOf(ttl);
 			for (int i = 0; i < same.size(); i++) {
-				args[i + 1] = member(same.get(i).token(), same.get(i).key());
+				args[2 * i + 1] = member(same.get(i).token(), same.get(i).key());
+				args[2 * i + 2] = same.get(i).noExpiry() ? "1" : "0";
 			}
-			runner.run(RedisScripts.INDEX, new String[] { keys.index(request.lockId()) }, args, until);
+			runner.run(RedisScripts.INDEX, indexKeys(request.lockId()), args, until);
 		}
 	}
 
 	/**
-	 * A handle's extend of a lock taken under a lock ID: the index first, so it never ends before the lock; then the
-	 * lease and the record's TTL in one script. Whether the token still held the lock.
+	 * A handle's extend of a lock taken under a lock ID: the index first, so it never ends before the lock (a member
+	 * without expiry moves to the members with a lease); then the lease and the record's TTL in one script. Whether
+	 * the token still held the lock.
 	 */
 	boolean extend(String key, String token, String lockId, Duration lease, long until) {
-		extendIndex(lockId, lease, until);
+		runner.run(RedisScripts.INDEX, indexKeys(lockId),
+				new String[] { String.valueOf(indexTtl(lease)), member(token, key), "x" }, until);
 		IdMember member = idMember(key, token, lockId, Math.max(1, lease.toMillis()));
 		return member != null && member.held();
 	}
 
 	/** Removes one lock's entry from its lock ID's index: its holder, or its refused or withdrawn caller, is done. */
 	void unindex(String lockId, String token, String key, long until) {
-		runner.unindex(keys.index(lockId), List.of(member(token, key)), until);
+		runner.unindex(List.of(indexKeys(lockId)), List.of(member(token, key)), until);
 	}
 
 	/**
@@ -106,22 +109,22 @@ final class RedisLockIds {
 					released.add(info(found, lockId));
 				}
 			}
-			addTrim(trim, entry, resolved);
+			addTrim(trim, entry, resolved ? "r" : "p");
 		}
-		trim(lockId, entries, trim, 0, runner.deadline(runner.timeout()));
+		trim(lockId, trim, 0, runner.deadline(runner.timeout()));
 		return released;
 	}
 
 	/**
 	 * Reads the ID's index newest first, then per member moves the lease of a lock its token still holds, recording
 	 * the TTL and renewal time; members recorded but no longer held are reported as expired. Entries without a record
-	 * leave the index once their acquire can no longer be in flight ({@link #trim}); when every entry's lock was found,
-	 * the index's TTL follows the new lease, even if a lock without expiry had made it persistent.
+	 * leave the index once their acquire can no longer be in flight ({@link #trim}); entries of locks without expiry
+	 * that were renewed (or found expired) move to the members with a lease, whose index lives the new TTL.
 	 */
 	LockRenewal renew(String lockId, Duration ttl) {
 		List<LockInfo> renewed = new ArrayList<>();
 		List<LockInfo> expired = new ArrayList<>();
-		List<String> gone = new ArrayList<>();
+		List<String> trim = new ArrayList<>();
 		long until = runner.deadline(runner.timeout());
 		List<Map.Entry<String, Double>> entries = members(lockId);
 		extendIndex(lockId, ttl, until);
@@ -131,58 +134,61 @@ final class RedisLockIds {
 			IdMember found = space <= 0 ? null : idMember(member.substring(space + 1), member.substring(0, space),
 					lockId, Math.max(1, ttl.toMillis()));
 			if (found == null) {
-				addTrim(gone, entry, space <= 0);
+				addTrim(trim, entry, space <= 0 ? "r" : "p");
 			}
 			else {
 				(found.held() ? renewed : expired).add(info(found, lockId));
+				addTrim(trim, entry, "n");
 			}
 		}
-		trim(lockId, entries, gone, indexTtl(ttl), until);
+		trim(lockId, trim, indexTtl(ttl), until);
 		return new LockRenewal(lockId, renewed, expired);
 	}
 
 	/**
-	 * Makes a lock ID's index live at least {@code ttl} (never less than the retention) plus the queue stay more; a
-	 * persistent one stays so.
+	 * Makes a lock ID's index of members with a lease live at least {@code ttl} (never less than the retention) plus
+	 * the queue stay more.
 	 */
 	private void extendIndex(String lockId, Duration ttl, long until) {
-		runner.run(RedisScripts.INDEX, new String[] { keys.index(lockId) },
-				new String[] { String.valueOf(indexTtl(ttl)) }, until);
+		runner.run(RedisScripts.INDEX, indexKeys(lockId), new String[] { String.valueOf(indexTtl(ttl)) }, until);
 	}
 
 	private long indexTtl(Duration ttl) {
 		return Math.max(ttl.toMillis(), retention.toMillis()) + RedisAcquisition.QUEUE_STAY.toMillis();
 	}
 
-	/** One {@code index-trim.lua} triple: the member, its score as read, whether its lock was found. */
-	private static void addTrim(List<String> trim, Map.Entry<String, Double> entry, boolean resolved) {
+	/** A lock ID's two index keys: its members with a lease, and those without expiry (one slot). */
+	private String[] indexKeys(String lockId) {
+		return new String[] { keys.index(lockId), keys.foreverIndex(lockId) };
+	}
+
+	/** One {@code index-trim.lua} triple: the member, its score as read, what the caller found (see the script). */
+	private static void addTrim(List<String> trim, Map.Entry<String, Double> entry, String found) {
 		trim.add(entry.getKey());
 		trim.add(score(entry.getValue()));
-		trim.add(resolved ? "r" : "p");
+		trim.add(found);
 	}
 
 	/**
-	 * {@code index-trim.lua}: drops the entries no lock can still be granted under. The grace is the longest an
-	 * acquire may still write its record after its index entry: its call (at most the command timeout) and then a
-	 * hand-off to its queue entry (at most the queue stay), plus a second for clock granularity.
-	 * @param ttlMillis the index's TTL when every entry read was resolved and none was written since, or 0 to leave it
+	 * {@code index-trim.lua}: drops the entries no lock can still be granted under, and moves renewed ones to the
+	 * members with a lease. The grace is the longest an acquire may still write its record after its index entry: its
+	 * call (at most the command timeout) and then a hand-off to its queue entry (at most the queue stay), plus a second
+	 * for clock granularity.
+	 * @param ttlMillis the TTL of the members with a lease once a renewed member moved there, or 0
 	 */
-	private void trim(String lockId, List<Map.Entry<String, Double>> read, List<String> trim, long ttlMillis,
-			long until) {
-		if (trim.isEmpty() && ttlMillis == 0) {
+	private void trim(String lockId, List<String> trim, long ttlMillis, long until) {
+		if (trim.isEmpty()) {
 			return;
 		}
 		long graceMicros = TimeUnit.NANOSECONDS.toMicros(runner.timeout().toNanos()
 				+ RedisAcquisition.QUEUE_STAY.toNanos() + TimeUnit.SECONDS.toNanos(1));
-		String newest = read.isEmpty() ? "0" : score(read.get(0).getValue());
-		String[] args = new String[trim.size() + 3];
+		String[] args = new String[trim.size() + 2];
 		args[0] = String.valueOf(graceMicros);
-		args[1] = newest;
-		args[2] = String.valueOf(ttlMillis);
+		args[1] = String.valueOf(ttlMillis);
 		for (int i = 0; i < trim.size(); i++) {
-			args[i + 3] = trim.get(i);
+			args[i + 2] = trim.get(i);
 		}
-		runner.run(RedisScripts.INDEX_TRIM, new String[] { keys.index(lockId) }, args, until);
+		runner.run(RedisScripts.INDEX_TRIM, indexKeys(lockId), args, until);
 	}
 
 	/** A score as index.lua wrote it: integer microseconds, exact in a double. */
@@ -199,7 +205,7 @@ final class RedisLockIds {
 	 * The entries of a lock ID's index with their scores, newest first.
 	 */
 	private List<Map.Entry<String, Double>> members(String lockId) {
-		return runner.newestFirst(keys.index(lockId), runner.deadline(runner.timeout()));
+		return runner.newestFirst(List.of(indexKeys(lockId)), runner.deadline(runner.timeout()));
 	}
 
 	/**

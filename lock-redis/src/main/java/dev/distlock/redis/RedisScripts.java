@@ -32,8 +32,11 @@ final class RedisScripts {
 	/** Compare-and-delete of an exclusive lock, or a hand-off to the oldest live waiter; replay-safe; 1/0. */
 	static final LuaScript<Long> RELEASE = load("release.lua", Long.class);
 
-	/** A waiter leaves the queue; 1 if the lock is held under its token (then the caller releases it), else 0. */
-	static final LuaScript<Long> WITHDRAW = load("withdraw.lua", Long.class);
+	/**
+	 * Makes grants without expiry lasting once their caller has the reply (they were granted with a provisional lease,
+	 * so a grant whose reply nobody got ends by itself); per lock 1 if it still held the lock under its token, else 0.
+	 */
+	static final LuaScript<List<?>> LASTING = load("lasting.lua", List.class);
 
 	/** Whether a token holds a lock now, exclusive or shared, changing nothing; 1 or 0. */
 	static final LuaScript<Long> HELD = load("held.lua", Long.class);

@@ -50,7 +50,16 @@ final class ReleaseScripts {
 	 */
 	boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
 			boolean noExpiry) {
-		return release(key, token, shared, lease, lockId, false, noExpiry);
+		return release(key, token, shared, lease, lockId, false, noExpiry, false);
+	}
+
+	/**
+	 * The cleanup of an exclusive caller that has gone: its queue entry is withdrawn and a lock held under its token
+	 * released in the same script, so the cleanup needs no answer to take effect (sent while the server is paused, it
+	 * runs right after the acquire it cleans up after). Whether the token held the lock.
+	 */
+	boolean withdrawAndRelease(String key, String token, Duration lease, @Nullable String lockId, boolean noExpiry) {
+		return release(key, token, false, lease, lockId, false, noExpiry, true);
 	}
 
 	/**
@@ -58,11 +67,11 @@ final class ReleaseScripts {
 	 * release of the same token reports the lock lost.
 	 */
 	boolean releaseById(String key, String token, boolean shared, String lockId) {
-		return release(key, token, shared, runner.timeout(), lockId, true, true);
+		return release(key, token, shared, runner.timeout(), lockId, true, true, false);
 	}
 
 	private boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
-			boolean byId, boolean noExpiry) {
+			boolean byId, boolean noExpiry, boolean withdraw) {
 		long until = runner.deadline(lease);
 		String lock = keys.lock(key);
 		Long released = shared
@@ -76,7 +85,7 @@ final class ReleaseScripts {
 						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
 								lock + RedisKeys.WAITERS, lock + RedisKeys.IDS },
 						new String[] { token, pubSub, retentionMillis, queueStayMillis,
-								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0" },
+								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0", withdraw ? "1" : "0" },
 						until);
 		if (lockId != null) {
 			ids.unindex(lockId, token, key, until);

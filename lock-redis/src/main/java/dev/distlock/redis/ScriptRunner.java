@@ -114,37 +114,52 @@ final class ScriptRunner implements AutoCloseable {
 	}
 
 	/**
-	 * {@code ZREVRANGE key 0 -1 WITHSCORES}: the entries of a lock ID's index with their scores (write times, server
-	 * microseconds), newest first.
+	 * {@code ZREVRANGE key 0 -1 WITHSCORES} of each key (sent together, one round trip): the entries of a lock ID's
+	 * index with their scores (write times, server microseconds), newest first across the keys.
 	 */
-	List<Map.Entry<String, Double>> newestFirst(String indexKey, long untilNanos) {
+	List<Map.Entry<String, Double>> newestFirst(List<String> indexKeys, long untilNanos) {
 		RedisClusterAsyncCommands<String, String> async = commands();
 		List<Map.Entry<String, Double>> entries = new ArrayList<>();
 		if (async == null) {
-			Set<ZSetOperations.TypedTuple<String>> members = template.opsForZSet().reverseRangeWithScores(indexKey, 0,
-					-1);
-			if (members != null) {
+			for (String indexKey : indexKeys) {
+				Set<ZSetOperations.TypedTuple<String>> members = template.opsForZSet()
+					.reverseRangeWithScores(indexKey, 0, -1);
+				if (members != null) {
+					members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+				}
+			}
+		}
+		else {
+			List<RedisFuture<List<ScoredValue<String>>>> replies = new ArrayList<>();
+			for (String indexKey : indexKeys) {
+				replies.add(async.zrevrangeWithScores(indexKey, 0, -1));
+			}
+			for (RedisFuture<List<ScoredValue<String>>> reply : replies) {
+				@SuppressWarnings("unchecked")
+				List<ScoredValue<String>> members = (List<ScoredValue<String>>) await(reply, untilNanos);
 				members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
 			}
-			return entries;
 		}
-		@SuppressWarnings("unchecked")
-		List<ScoredValue<String>> members = (List<ScoredValue<String>>) await(
-				async.zrevrangeWithScores(indexKey, 0, -1), untilNanos);
-		members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+		entries.sort(Map.Entry.<String, Double>comparingByValue().reversed());
 		return entries;
 	}
 
 	/**
-	 * {@code ZREM key members...}: drops entries from a lock ID's index.
+	 * {@code ZREM key members...} on each key (sent together, one round trip): drops entries from a lock ID's index.
 	 */
-	void unindex(String indexKey, List<String> members, long untilNanos) {
+	void unindex(List<String> indexKeys, List<String> members, long untilNanos) {
 		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
-			template.opsForZSet().remove(indexKey, members.toArray());
+			indexKeys.forEach(indexKey -> template.opsForZSet().remove(indexKey, members.toArray()));
 			return;
 		}
-		await(async.zrem(indexKey, members.toArray(new String[0])), untilNanos);
+		List<RedisFuture<Long>> replies = new ArrayList<>();
+		for (String indexKey : indexKeys) {
+			replies.add(async.zrem(indexKey, members.toArray(new String[0])));
+		}
+		for (RedisFuture<Long> reply : replies) {
+			await(reply, untilNanos);
+		}
 	}
 
 	/**

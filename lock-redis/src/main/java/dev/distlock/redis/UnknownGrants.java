@@ -14,12 +14,15 @@ import dev.distlock.core.spi.LockRequest;
 /**
  * Grants nobody knows of: a hand-off to a waiter that gave up, or an acquire that failed without an answer (a timeout,
  * a lost reply, a grant the replicas did not acknowledge), so the lock may be held under a token whose caller has
- * gone. The one place that knows the KEYS and ARGV of {@code withdraw.lua}: the waiter's queue entry goes, and a lock
- * held under its token is released at once (passing it to the next waiter, or deleting it) instead of sitting out its
- * lease. If Redis cannot be reached (or a paused server keeps it waiting behind the acquire it is cleaning up after),
+ * gone. The cleanup is one script per lock ({@code release.lua} withdrawing the waiter's queue entry too, or
+ * {@code release-shared.lua}), then the lock ID's index entry: the queue entry goes and a lock held under the token is
+ * released at once (passing it to the next waiter, or deleting it) instead of sitting out its lease. The script takes
+ * effect whenever the server runs it, answered or not: sent on the connection right after the acquire it cleans up
+ * after, it runs right after it, so a paused server frees the lock as soon as it resumes. Until a cleanup is answered
  * it is tried again in the background: for a lock with a lease until the lease has passed, after which Redis has let
- * the lock go by itself; for a lock without expiry until Redis answers (released, or not held under this token),
- * however long that takes, as nothing else would ever free it. Only closing the provider ends those retries.
+ * the lock go by itself; for a lock without expiry until Redis answers, however long that takes (such a grant is only
+ * provisional until its caller makes it lasting, so it ends by itself too, but its index entry needs the cleanup).
+ * Only closing the provider ends those retries.
  */
 final class UnknownGrants {
 
@@ -31,21 +34,12 @@ final class UnknownGrants {
 	/** The longest pause between tries of a cleanup (each failed try doubles the pause up to this). */
 	private static final Duration MAX_RETRY = Duration.ofSeconds(5);
 
-	private final ScriptRunner runner;
-
-	private final RedisKeys keys;
-
 	private final ReleaseScripts releases;
-
-	private final RedisLockIds ids;
 
 	private volatile boolean closed;
 
-	UnknownGrants(ScriptRunner runner, RedisKeys keys, ReleaseScripts releases, RedisLockIds ids) {
-		this.runner = runner;
-		this.keys = keys;
+	UnknownGrants(ReleaseScripts releases) {
 		this.releases = releases;
-		this.ids = ids;
 	}
 
 	/**
@@ -69,14 +63,14 @@ final class UnknownGrants {
 	private void releaseOnce(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
 			boolean noExpiry, long untilNanos, long retryMillis) {
 		try {
+			// One self-sufficient script per lock (release.lua withdraws the queue entry too): a cleanup that gets no
+			// answer has still taken effect once the server runs it, right after the acquire it follows on the
+			// connection, so a paused server frees the lock as soon as it resumes, whatever the retry backoff.
 			if (shared) {
 				releases.release(key, token, true, lease, lockId, noExpiry);
 			}
-			else if (withdraw(key, token, lease)) {
-				releases.release(key, token, false, lease, lockId, noExpiry);
-			}
-			else if (lockId != null) {
-				ids.unindex(lockId, token, key, runner.deadline(lease));
+			else {
+				releases.withdrawAndRelease(key, token, lease, lockId, noExpiry);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -96,18 +90,6 @@ final class UnknownGrants {
 			CompletableFuture.runAsync(() -> releaseOnce(key, token, shared, lease, lockId, noExpiry, untilNanos, next),
 					CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS));
 		}
-	}
-
-	/**
-	 * {@code withdraw.lua}: the waiter's queue entry goes; whether the lock is held under its token now (a hand-off it
-	 * never took, or a grant whose reply it never got).
-	 */
-	private boolean withdraw(String key, String token, Duration lease) {
-		String lock = keys.lock(key);
-		Long held = runner.run(RedisScripts.WITHDRAW,
-				new String[] { lock, lock + RedisKeys.QUEUE, lock + RedisKeys.WAITERS }, new String[] { token },
-				runner.deadline(lease));
-		return held != null && held == 1;
 	}
 
 }

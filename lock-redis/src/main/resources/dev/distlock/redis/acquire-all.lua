@@ -10,8 +10,9 @@
 -- refused while the key's waiter queue (only exclusive waiters queue) has an entry whose deadline is still ahead by
 -- the server's TIME, so the readers already in leave and the writer gets in; entries past their deadline are dropped.
 -- Lock IDs: a shared request with a lock ID is refused while another live holder of the key has the same ID (by the
--- ids hash); a request with a lock ID records it in the ids hash; a lock without expiry has no PX (exclusive) or the
--- score +inf and no expiry on the set (shared).
+-- ids hash); a request with a lock ID records it in the ids hash; a lock without expiry is granted with a provisional
+-- lease (its ARGV lease, twice the attempt's bound) that lasting.lua, sent once the caller has the reply, takes away
+-- (score +inf and no expiry on the set when shared), so a grant whose reply nobody got ends by itself.
 -- Each shared holder's fencing token, owner, host and grant time are kept in the key's holders' details, which live
 -- as long as the set, so a replayed shared acquire answers with its own token (not the key's latest) and status can
 -- name every holder. The fence hash lives at least as long as the lock (persistent while it has no expiry).
@@ -112,12 +113,15 @@ for i = 1, n do
 	local a = 8 * (i - 1)
 	local forever = ARGV[a + 8] == '1'
 	local shared = ARGV[a + 3] == '1'
+	-- Without expiry, the lease (ARGV) is provisional until lasting.lua; a place or lock already lasting stays so.
 	if shared then
-		redis.call('ZADD', lock, forever and '+inf' or now + tonumber(ARGV[a + 2]), ARGV[a + 1])
-	elseif forever then
-		redis.call('SET', lock, ARGV[a + 1])
+		if not (forever and mine[i] and redis.call('ZSCORE', lock, ARGV[a + 1]) == 'inf') then
+			redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])
+		end
 	elseif mine[i] then
-		redis.call('PEXPIRE', lock, ARGV[a + 2])
+		if not (forever and redis.call('PTTL', lock) == -1) then
+			redis.call('PEXPIRE', lock, ARGV[a + 2])
+		end
 	else
 		redis.call('SET', lock, ARGV[a + 1], 'PX', ARGV[a + 2])
 	end
@@ -149,16 +153,14 @@ for i = 1, n do
 	if shared then
 		expireWithLongestHolder(lock, KEYS[7 * i])
 	end
-	keepFence(fence, shared and redis.call('PTTL', lock) or forever and -1 or tonumber(ARGV[a + 2]), retention)
+	keepFence(fence, redis.call('PTTL', lock), retention)
 	if ARGV[a + 7] ~= '' and not (mine[i] and redis.call('HEXISTS', KEYS[7 * i - 1], ARGV[a + 1]) == 1) then
 		-- The hash lives as long as the fence hash (the retention, never less than the lease), so a record of a lock
 		-- whose lease ended still tells renew by ID that it expired; persistent once a record has no expiry.
 		local ttl = redis.call('PTTL', KEYS[7 * i - 1])
 		redis.call('HSET', KEYS[7 * i - 1], ARGV[a + 1], cjson.encode({ARGV[a + 7], ARGV[a + 5], ARGV[a + 6],
-			string.format('%.0f', now), forever and -1 or tonumber(ARGV[a + 2]), '', ARGV[a + 3] == '1' and 's' or 'x'}))
-		if forever then
-			redis.call('PERSIST', KEYS[7 * i - 1])
-		elseif ttl == -2 or (ttl >= 0 and ttl < math.max(retention, tonumber(ARGV[a + 2]))) then
+			string.format('%.0f', now), tonumber(ARGV[a + 2]), '', ARGV[a + 3] == '1' and 's' or 'x'}))
+		if ttl == -2 or (ttl >= 0 and ttl < math.max(retention, tonumber(ARGV[a + 2]))) then
 			redis.call('PEXPIRE', KEYS[7 * i - 1], math.max(retention, tonumber(ARGV[a + 2])))
 		end
 	end

@@ -15,39 +15,36 @@
 -- queue's live head. A caller of a client without pub/sub queues too, with an empty grant channel, only so that its
 -- entry keeps new shared holders out (writer priority, see acquire-all.lua); such a client's releases never hand off.
 -- With 6 KEYS, a request with a lock ID or without expiry (never a plain one): as with 5 KEYS, but ARGV[6] '0' does
--- not queue; the lock ID's record goes into the ids hash, and a lock without expiry is set without PX.
+-- not queue; the lock ID's record goes into the ids hash, and a lock without expiry gets a provisional lease (see
+-- below) until lasting.lua makes it lasting.
 -- KEYS[1] lock key, KEYS[2] fence hash; with 5 or 6 KEYS also KEYS[3] waiting mark (string with a TTL),
 -- KEYS[4] waiter queue (sorted set: token by arrival, server ms),
 -- KEYS[5] waiter entries (hash: token -> JSON [deadline ms, attempt, lease ms, owner, host, grant channel, lock ID,
 -- no expiry '1'/'0']); with 6 KEYS also KEYS[6] the ids hash (token -> JSON [lock ID, owner, host, created ms,
 -- ttl ms or -1, renewed ms or '', mode])
--- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] fence hash TTL ms, ARGV[4] owner name, ARGV[5] host; with 5 or 6 KEYS
+-- ARGV[1] owner token, ARGV[2] lease ms (the provisional lease without expiry), ARGV[3] fence hash TTL ms, ARGV[4] owner name, ARGV[5] host; with 5 or 6 KEYS
 -- also ARGV[6] how long the queue entry stays valid in ms ('0': do not queue), ARGV[7] the caller's queued-attempt
 -- number (from 0), echoed in the hand-off message, ARGV[8] the caller's grant channel, where release.lua publishes the
 -- hand-off ('' without pub/sub); with 6 KEYS also ARGV[9] the lock ID ('' none), ARGV[10] '1' for no expiry
 -- Returns {1, fencing token} if acquired now; {2, fencing token} if this token already holds the lock (a hand-off
 -- the caller has not yet heard of, or a replay; its lease is then restarted, so the answer is a write that a
--- following WAIT covers); {0, remaining ms of the current holder (PTTL)} if held by another. The fence hash lives at
--- least as long as the lock (persistent while the lock has no expiry), so {2} always carries the holder's token; if
+-- following WAIT covers; one without expiry already lasting stays so); {0, remaining ms of the current holder (PTTL)}
+-- if held by another. The fence hash lives at least as long as the lock (persistent while the lock has no expiry), so
+-- {2} always carries the holder's token; if
 -- the hash was lost anyway (a restart without persistence), the token is made anew from the clock as on a grant.
 local ids = #KEYS == 6
+-- A lock without expiry is granted with a provisional lease (ARGV[2], twice the attempt's bound): lasting.lua, sent
+-- once the caller has this reply, takes it away, so a grant whose reply nobody got ends by itself.
 local forever = ids and ARGV[10] == '1'
-local granted
-if forever then
-	granted = redis.call('SET', KEYS[1], ARGV[1], 'NX')
-else
-	granted = redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX')
-end
+local granted = redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX')
 local function record(at)
 	if ids and ARGV[9] ~= '' then
 		-- The hash lives as long as the fence hash (the retention, never less than the lease), so a record of a lock
 		-- whose lease ended still tells renew by ID that it expired; persistent once a record has no expiry.
 		local ttl = redis.call('PTTL', KEYS[6])
-		redis.call('HSET', KEYS[6], ARGV[1], cjson.encode({ARGV[9], ARGV[4], ARGV[5], at, forever and -1
-			or tonumber(ARGV[2]), '', 'x'}))
-		if forever then
-			redis.call('PERSIST', KEYS[6])
-		elseif ttl == -2 or (ttl >= 0 and ttl < tonumber(ARGV[3])) then
+		redis.call('HSET', KEYS[6], ARGV[1], cjson.encode({ARGV[9], ARGV[4], ARGV[5], at, tonumber(ARGV[2]), '',
+			'x'}))
+		if ttl == -2 or (ttl >= 0 and ttl < tonumber(ARGV[3])) then
 			redis.call('PEXPIRE', KEYS[6], ARGV[3])
 		end
 	end
@@ -63,9 +60,6 @@ if granted then
 		redis.call('HSET', KEYS[2], 'n', fence, 'owner', ARGV[4], 'host', ARGV[5], 'at', at, 'mode', 'x')
 	end
 	redis.call('PEXPIRE', KEYS[2], ARGV[3])
-	if forever then
-		keepFence(KEYS[2], -1, 0)
-	end
 	record(at)
 	if #KEYS >= 5 and ARGV[7] ~= '0' then -- an earlier attempt of this caller queued: leave the queue
 		redis.call('ZREM', KEYS[4], ARGV[1])
@@ -75,9 +69,8 @@ if granted then
 end
 -- pcall: a shared lock is a sorted set, where GET answers WRONGTYPE; that is "not ours".
 if redis.pcall('GET', KEYS[1]) == ARGV[1] then
-	if forever then
-		redis.call('PERSIST', KEYS[1])
-	else
+	-- A lock already lasting stays so (a replay); any other gets the lease again (provisional without expiry).
+	if not (forever and redis.call('PTTL', KEYS[1]) == -1) then
 		redis.call('PEXPIRE', KEYS[1], ARGV[2])
 	end
 	local n = redis.call('HGET', KEYS[2], 'n')
@@ -87,9 +80,8 @@ if redis.pcall('GET', KEYS[1]) == ARGV[1] then
 		redis.call('HSET', KEYS[2], 'n', n)
 		redis.call('PEXPIRE', KEYS[2], ARGV[3])
 	end
-	keepFence(KEYS[2], forever and -1 or tonumber(ARGV[2]), tonumber(ARGV[3]))
-	-- A hand-off to a caller without expiry recorded a provisional lease: the record becomes its own for good.
-	if ids and ARGV[9] ~= '' and (forever or redis.call('HEXISTS', KEYS[6], ARGV[1]) == 0) then
+	keepFence(KEYS[2], redis.call('PTTL', KEYS[1]), tonumber(ARGV[3]))
+	if ids and ARGV[9] ~= '' and redis.call('HEXISTS', KEYS[6], ARGV[1]) == 0 then
 		record(redis.call('HGET', KEYS[2], 'at') or '')
 	end
 	return {2, tonumber(n)}

@@ -20,6 +20,10 @@ if ARGV[6] == '1' then
 end
 local member = ARGV[3] == '1' and ARGV[1] .. ' unlocked' or ARGV[1]
 if type(score) ~= 'string' or (score ~= 'inf' and tonumber(score) <= now) then
+	if type(score) == 'string' then
+		-- Expired by this script's clock, while the set may live until the end of this millisecond: see extend-shared.
+		pruneExpired(KEYS[1], KEYS[4], now)
+	end
 	if releasedBefore(KEYS[2], member) then
 		return 1
 	end

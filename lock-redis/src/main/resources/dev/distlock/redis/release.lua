@@ -27,6 +27,10 @@
 -- Returns 1 if the lock was released or passed on (now or by an earlier run of this release), 0 if the token did
 -- not hold it.
 local t
+if ARGV[7] == '1' then
+	redis.call('ZREM', KEYS[4], ARGV[1])
+	redis.call('HDEL', KEYS[5], ARGV[1])
+end
 if ARGV[5] ~= '0' then
 	t = redis.call('TIME')
 	redis.call('HDEL', KEYS[6], ARGV[1])

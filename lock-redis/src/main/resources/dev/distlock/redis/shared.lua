@@ -20,6 +20,16 @@ local function expireWithLongestHolder(lock, holders)
 		redis.call('PEXPIREAT', holders, top[2])
 	end
 end
+-- Removes the shared places whose expiry has passed by 'now' (server ms) and their details; the set then lives as
+-- long as its longest-lived remaining holder, and is gone with the last.
+local function pruneExpired(lock, holders, now)
+	local gone = redis.call('ZRANGEBYSCORE', lock, '-inf', now)
+	if #gone > 0 then
+		redis.call('ZREMRANGEBYSCORE', lock, '-inf', now)
+		redis.call('HDEL', holders, unpack(gone))
+	end
+	expireWithLongestHolder(lock, holders)
+end
 -- The answer to a replayed shared release: each one keeps '<token>' (by its handle) or '<token> unlocked' (by lock ID)
 -- in the fence hash's 'rs', a list of the releases of the last 'window' ms (the newest 64 at most), so a release run
 -- again answers as the first run did, whichever readers released since. pcall: a full Redis refuses the write (OOM),

@@ -85,7 +85,7 @@ class RedisImmortalKeysTest {
 	@Test
 	void idKeysOfALockWithoutExpiryRenewedToALeaseExpireWithIt() throws Exception {
 		provider.tryAcquire(request("renewed", "t-r", "job", true)).orElseThrow();
-		assertThat(server.redis().getExpire(NS + ":id:{job}")).isEqualTo(-1L);
+		assertThat(server.redis().getExpire(NS + ":id:{job}:forever")).isEqualTo(-1L);
 
 		assertThat(provider.renew("job", Duration.ofMillis(500)).renewed()).hasSize(1);
 

@@ -22,7 +22,7 @@ class RedisScriptsTest {
 
 	@Test
 	void scriptsThatCallNoSharedFunctionAreSentAsWritten() {
-		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.WITHDRAW,
+		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.HELD,
 				RedisScripts.FORCE_RELEASE, RedisScripts.INDEX, RedisScripts.INDEX_TRIM, RedisScripts.STATUS }) {
 			assertThat(script.text()).startsWith("--").doesNotContain("expireWithLongestHolder");
 		}
