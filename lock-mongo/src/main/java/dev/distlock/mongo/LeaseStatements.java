@@ -12,6 +12,7 @@ import static dev.distlock.mongo.LockDocuments.IDS;
 import static dev.distlock.mongo.LockDocuments.LEASE_MS;
 import static dev.distlock.mongo.LockDocuments.LOCK_ID;
 import static dev.distlock.mongo.LockDocuments.RELEASED;
+import static dev.distlock.mongo.LockDocuments.RELEASED_SHARED;
 import static dev.distlock.mongo.LockDocuments.SHARED;
 import static dev.distlock.mongo.LockDocuments.TOKEN;
 import static dev.distlock.mongo.LockDocuments.TOUCHED;
@@ -63,11 +64,12 @@ final class LeaseStatements {
 
 	/**
 	 * The filter matching a document whose last exclusive release was by this token: a release made again after its
-	 * first attempt's outcome was lost reads it (and writes nothing) to tell "released" from "lost". Shared releases
-	 * leave no such mark: their replay after a release that worked answers false.
+	 * first attempt's outcome was lost reads it (and writes nothing) to tell "released" from "lost". A shared release
+	 * leaves its token's mark in {@link LockDocuments#RELEASED_SHARED} until the key's next grant.
 	 */
-	static Bson releasedBy(String key, String token) {
-		return new Document(ID, key).append(RELEASED, token);
+	static Bson releasedBy(String key, String token, boolean shared) {
+		return shared ? new Document(ID, key).append(RELEASED_SHARED + "." + holderField(token),
+				new Document("$exists", true)) : new Document(ID, key).append(RELEASED, token);
 	}
 
 	/**
@@ -84,7 +86,7 @@ final class LeaseStatements {
 	 * release records the token in {@link LockDocuments#RELEASED}, and applying it again changes nothing that matters.
 	 */
 	static Bson release(String token, boolean shared, @Nullable String lockId) {
-		return shared ? releaseShared(holderField(token), lockId) : releaseExclusive(token, true);
+		return shared ? releaseShared(holderField(token), lockId, true) : releaseExclusive(token, true);
 	}
 
 	/**
@@ -106,10 +108,15 @@ final class LeaseStatements {
 	/**
 	 * A shared holder's release, by its entry's field; its lock ID leaves the index (no other live holder of the key
 	 * has it: one shared lock per ID and key).
+	 * @param byHolder whether the holder itself releases: only then is its release marked in
+	 * {@link LockDocuments#RELEASED_SHARED}, as {@link #releaseExclusive} does
 	 */
-	static Bson releaseShared(String field, @Nullable String lockId) {
+	static Bson releaseShared(String field, @Nullable String lockId, boolean byHolder) {
 		Document update = new Document("$unset", new Document(SHARED + "." + field, ""))
 			.append("$currentDate", new Document(TOUCHED, true));
+		if (byHolder) {
+			update.append("$set", new Document(RELEASED_SHARED + "." + field, true));
+		}
 		return lockId != null ? update.append("$pull", new Document(IDS, lockId)) : update;
 	}
 

@@ -45,6 +45,16 @@ final class LockDocuments {
 	 */
 	static final String RELEASED = "released";
 
+	/**
+	 * The shared holders released by their own handle since the key's last grant, by entry field: a shared release
+	 * made again after its reply was lost answers "released" per owner token. Every grant clears it, so it holds at
+	 * most the releases between two grants.
+	 */
+	static final String RELEASED_SHARED = "releasedShared";
+
+	/** In a shared holder's entry: the {@code seq} of its grant, so a replayed shared acquire answers its own token. */
+	static final String HOLDER_SEQ = "seq";
+
 	/** Server time of the document's insert: the high part of every fencing token issued from it. */
 	static final String BASE = "base";
 

@@ -66,10 +66,21 @@ final class MongoAcquirer {
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
 		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
 		Document granted = null;
+		boolean replayed = false;
 		try {
-			granted = attempt(request, deadline, false, grantMs);
+			granted = attempt(request, deadline, Statement.GRANT, grantMs);
 			if (granted == null) {
-				granted = attempt(request, deadline, true, grantMs);
+				granted = attempt(request, deadline, Statement.INSERT, grantMs);
+			}
+			if (granted == null) {
+				// Held: by this very token (a replay after a lost reply), it answers as the first call did.
+				granted = attempt(request, deadline, Statement.REGRANT, grantMs);
+				replayed = granted != null;
+				if (granted == null) {
+					// This token's grant may have ended between the first statement and the replay's: once over,
+					// over for good (the database clock), so the grant statement decides that case alone.
+					granted = attempt(request, deadline, Statement.GRANT, grantMs);
+				}
 			}
 			if (granted != null && request.noExpiry() && !makeLasting(request)) {
 				// Forced out (by lock ID or by force) between the grant and now: not acquired.
@@ -86,8 +97,8 @@ final class MongoAcquirer {
 		if (granted == null) {
 			return Optional.empty();
 		}
-		if (request.shared()) {
-			pruneExpiredHolders(request, granted, deadline);
+		if (request.shared() && !replayed) {
+			recordAndPrune(request, granted, deadline);
 		}
 		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
 		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
@@ -114,8 +125,13 @@ final class MongoAcquirer {
 		return request.noExpiry() ? 2 * bound(request) : request.lease().toMillis();
 	}
 
+	/** The statements of one attempt, in the order they are tried. */
+	private enum Statement {
+		GRANT, INSERT, REGRANT
+	}
+
 	/** One grant statement with what is left of the attempt's bound. */
-	private @Nullable Document attempt(LockRequest request, long deadline, boolean inserting, long grantMs) {
+	private @Nullable Document attempt(LockRequest request, long deadline, Statement statement, long grantMs) {
 		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
 		if (left <= 0) {
 			// Only after a statement that granted nothing: there is nothing to clean up.
@@ -124,7 +140,34 @@ final class MongoAcquirer {
 		}
 		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
 		return MongoErrors.call(request.key(), "acquire", bound(request),
-				() -> inserting ? insert(bounded, request, grantMs) : grantExisting(bounded, request, grantMs));
+				() -> switch (statement) {
+					case GRANT -> grantExisting(bounded, request, grantMs);
+					case INSERT -> insert(bounded, request, grantMs);
+					case REGRANT -> regrant(bounded, request, grantMs);
+				});
+	}
+
+	/**
+	 * A live grant of this very token (its first call's reply was lost): the lease set anew, and the fencing token of
+	 * that grant, the key's {@code seq} for an exclusive holder (nobody else was granted meanwhile) or the one recorded
+	 * in a shared holder's entry.
+	 */
+	private @Nullable Document regrant(MongoCollection<Document> bounded, LockRequest request, long grantMs) {
+		String holder = SHARED + "." + LockDocuments.holderField(request.token());
+		Bson projection = request.shared()
+				? Projections.include(LockDocuments.BASE, LockDocuments.SEQ, holder + "." + LockDocuments.HOLDER_SEQ)
+				: Projections.include(LockDocuments.BASE, LockDocuments.SEQ);
+		Document found = bounded.findOneAndUpdate(LeaseStatements.ownedBy(request.key(), request.token(),
+				request.shared()), GrantStatements.regrant(request, grantMs),
+				new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER).projection(projection));
+		if (found == null || !request.shared()) {
+			return found;
+		}
+		Document entry = found.get(SHARED, Document.class).get(LockDocuments.holderField(request.token()),
+				Document.class);
+		Object seq = entry.get(LockDocuments.HOLDER_SEQ);
+		// Without a recorded seq (its grant's record failed), the key's current one: not below the grant's.
+		return seq != null ? new Document(found).append(LockDocuments.SEQ, seq) : found;
 	}
 
 	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request, long grantMs) {
@@ -156,16 +199,21 @@ final class MongoAcquirer {
 	}
 
 	/**
-	 * Removes shared holders whose lease had ended when this grant was stamped. The bound is the server time the
-	 * grant just wrote, so it never removes a live holder; the update matches only while each pruned holder is
-	 * unchanged. Best effort: costs a round trip only when there is something to prune, and a failure only leaves
-	 * expired holders that no grant counts, so it is logged and the granted lease is returned all the same.
+	 * Records this shared grant's {@code seq} in its entry (so a replay answers the same fencing token) and, in the
+	 * same update, removes shared holders whose lease had ended when this grant was stamped. The bound is the server
+	 * time the grant just wrote, so it never removes a live holder; the pruning matches only while each pruned holder
+	 * is unchanged. Best effort: a failure only leaves expired holders that no grant counts (and a replay answering
+	 * the key's newest token), so it is logged and the granted lease is returned all the same.
 	 */
-	private void pruneExpiredHolders(LockRequest request, Document granted, long deadline) {
+	private void recordAndPrune(LockRequest request, Document granted, long deadline) {
+		String mineField = LockDocuments.holderField(request.token());
 		Document shared = granted.get(SHARED, Document.class);
-		Document mine = shared.get(LockDocuments.holderField(request.token()), Document.class);
+		Document mine = shared.get(mineField, Document.class);
 		long serverNow = mine.getDate(LockDocuments.AT).getTime();
-		Document filter = new Document(ID, request.key());
+		Document filter = new Document(ID, request.key()).append(SHARED + "." + mineField,
+				new Document("$exists", true));
+		Bson record = GrantStatements.recordHolderSeq(request.token(), ((Number) granted.get(LockDocuments.SEQ))
+			.longValue());
 		Document unset = new Document();
 		for (Map.Entry<String, Object> entry : shared.entrySet()) {
 			Document holder = (Document) entry.getValue();
@@ -178,14 +226,24 @@ final class MongoAcquirer {
 			}
 		}
 		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-		if (unset.isEmpty() || left <= 0) {
+		if (left <= 0) {
 			return;
 		}
 		try {
-			CallBounds.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
+			MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
+			if (unset.isEmpty()) {
+				bounded.updateOne(filter, record);
+			}
+			else if (bounded.updateOne(filter, new Document(((Document) record)).append("$unset", unset))
+				.getMatchedCount() == 0) {
+				// a holder to prune was renewed meanwhile: record this grant's seq alone
+				bounded.updateOne(new Document(ID, request.key()).append(SHARED + "." + mineField,
+						new Document("$exists", true)), record);
+			}
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
+			logger.debug("Could not record the grant or prune " + unset.size() + " expired shared holders of '"
+					+ request.key() + "'", ex);
 		}
 	}
 

@@ -112,7 +112,7 @@ final class MongoLease implements Lease {
 
 	/** Whether this token's release already went through: a read, never a write, as another may hold it now. */
 	private boolean releasedBefore(long bound) {
-		return !shared && CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token)).limit(1)
+		return CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token, shared)).limit(1)
 			.first() != null;
 	}
 

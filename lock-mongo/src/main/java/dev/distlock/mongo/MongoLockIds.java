@@ -51,7 +51,7 @@ final class MongoLockIds {
 		for (Member member : members(collection, lockId)) {
 			Bson update = member.field() == null
 					? LeaseStatements.releaseExclusive(member.document().getString(TOKEN), false)
-					: LeaseStatements.releaseShared(member.field(), lockId);
+					: LeaseStatements.releaseShared(member.field(), lockId, false);
 			if (collection.updateOne(memberFilter(member, lockId), update).getMatchedCount() == 1 && member.live()) {
 				released.add(member.info());
 			}
