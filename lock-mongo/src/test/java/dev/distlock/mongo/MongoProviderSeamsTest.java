@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -170,7 +171,8 @@ class MongoProviderSeamsTest extends AbstractMongoProviderSeamsTest {
 		Lease first = proxied.provider().tryAcquire(request("lost-shared", r1, LEASE, LockMode.SHARED, 3)).orElseThrow();
 		Lease second = proxied.provider().tryAcquire(request("lost-shared", r2, LEASE, LockMode.SHARED, 3))
 			.orElseThrow();
-		Lease third = proxied.provider().tryAcquire(request("lost-shared", token(), LEASE, LockMode.SHARED, 3))
+		// long enough to outlast the two releases, each waiting for its lost reply up to the time left on its lease
+		Lease third = proxied.provider().tryAcquire(request("lost-shared", token(), LONG, LockMode.SHARED, 3))
 			.orElseThrow();
 
 		proxied.proxy().dropReplyToNext("update");
