@@ -67,9 +67,17 @@ final class LeaseStatements {
 	 * first attempt's outcome was lost reads it (and writes nothing) to tell "released" from "lost". A shared release
 	 * leaves its token's mark in {@link LockDocuments#RELEASED_SHARED} until the key's next grant.
 	 */
-	static Bson releasedBy(String key, String token, boolean shared) {
+	static Bson releasedBy(String key, String token, boolean shared, long fencingToken) {
 		return shared ? new Document(ID, key).append(RELEASED_SHARED + "." + holderField(token),
-				new Document("$exists", true)) : new Document(ID, key).append(RELEASED, token);
+				new Document("$exists", true)) : new Document(ID, key).append(RELEASED, releasedMark(token, fencingToken));
+	}
+
+	/**
+	 * The mark of a holder's exclusive release: its token and the fencing token of the grant it released, so a later
+	 * grant to the same token (an acquire replayed after its release) is not taken for the one released.
+	 */
+	static String releasedMark(String token, long fencingToken) {
+		return token + " " + fencingToken;
 	}
 
 	/**
@@ -85,20 +93,19 @@ final class LeaseStatements {
 	 * Release marks the document free instead of deleting it, so its fencing sequence carries on; an exclusive
 	 * release records the token in {@link LockDocuments#RELEASED}, and applying it again changes nothing that matters.
 	 */
-	static Bson release(String token, boolean shared, @Nullable String lockId) {
-		return shared ? releaseShared(holderField(token), lockId, true) : releaseExclusive(token, true);
+	static Bson release(String token, boolean shared, @Nullable String lockId, String mark) {
+		return shared ? releaseShared(holderField(token), lockId, true) : releaseExclusive(mark);
 	}
 
 	/**
 	 * An exclusive release; the holder was the only one, so the document keeps no lock ID.
-	 * @param byHolder whether the holder itself releases: only then is its token kept as
-	 * {@link LockDocuments#RELEASED}, so a release by ID from elsewhere still reads as "no longer held" to the
-	 * holder's handle
+	 * @param mark what {@link LockDocuments#RELEASED} records, or null: only the holder's own release marks it, so a
+	 * release by ID from elsewhere still reads as "no longer held" to the holder's handle
 	 */
-	static Bson releaseExclusive(String token, boolean byHolder) {
+	static Bson releaseExclusive(@Nullable String mark) {
 		Document set = new Document(LEASE_MS, 0L).append(IDS, List.of());
-		if (byHolder) {
-			set.append(RELEASED, token);
+		if (mark != null) {
+			set.append(RELEASED, mark);
 		}
 		return new Document("$unset", new Document(TOKEN, "").append(LOCK_ID, ""))
 			.append("$set", set)

@@ -40,8 +40,9 @@ final class LockDocuments {
 	static final String SHARED = "shared";
 
 	/**
-	 * The owner token of the last exclusive release, so the provider's replay of a release whose reply was lost
-	 * answers "released" rather than "lost", even after the lock was granted again. The next release replaces it.
+	 * The owner token and fencing token of the last exclusive release by its holder, so the provider's replay of a
+	 * release whose reply was lost answers "released" rather than "lost", even after the lock was granted again; the
+	 * fencing token keeps a later grant to the same owner token from reading as released. The next release replaces it.
 	 */
 	static final String RELEASED = "released";
 

@@ -112,12 +112,13 @@ final class MongoLease implements Lease {
 
 	/** Whether this token's release already went through: a read, never a write, as another may hold it now. */
 	private boolean releasedBefore(long bound) {
-		return CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token, shared)).limit(1)
+		return CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token, shared, fencingToken)).limit(1)
 			.first() != null;
 	}
 
 	private boolean releaseWhere(long bound, Bson filter) {
-		return CallBounds.bounded(collection, bound).updateOne(filter, LeaseStatements.release(token, shared, lockId))
+		return CallBounds.bounded(collection, bound).updateOne(filter, LeaseStatements.release(token, shared, lockId,
+				LeaseStatements.releasedMark(token, fencingToken)))
 			.getMatchedCount() == 1;
 	}
 

@@ -136,7 +136,8 @@ final class UnknownGrants {
 		return MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
 				() -> CallBounds.bounded(collection, bound)
 					.updateOne(LeaseStatements.heldByToken(request.key(), request.token(), request.shared()),
-							LeaseStatements.release(request.token(), request.shared(), request.lockId()))
+							LeaseStatements.release(request.token(), request.shared(), request.lockId(),
+								request.token()))
 					.getMatchedCount() == 1, null);
 	}
 

@@ -257,6 +257,22 @@ abstract class AbstractMongoProviderSeamsTest extends AbstractMongoServerTest {
 	}
 
 	@Test
+	void aGrantToATokenWhoseEarlierGrantWasReleasedReadsAsLostOnceTakenAwayNotAsReleased() {
+		String token = token();
+		Lease first = provider.tryAcquire(exclusive("regranted", token, LONG)).orElseThrow();
+		assertThat(first.release()).isTrue();
+		// the same acquire arriving again after its release (a late replay): a new grant, with a new fencing token
+		Lease again = provider.tryAcquire(exclusive("regranted", token, LONG)).orElseThrow();
+		assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(provider.forceRelease("regranted")).isTrue();
+		Lease other = provider.tryAcquire(exclusive("regranted", token(), LONG)).orElseThrow();
+		assertThat(again.release()).as("that grant was taken away: lost, whatever its token released before")
+			.isFalse();
+		assertThat(document("regranted").getString("token")).as("the new holder keeps it").isNotEqualTo(token);
+		assertThat(other.release()).isTrue();
+	}
+
+	@Test
 	void anExtendRepeatedWithTheSameTokenIsIdempotent() {
 		String token = token();
 		Lease lease = provider.tryAcquire(exclusive("ext-again", token, LONG)).orElseThrow();
