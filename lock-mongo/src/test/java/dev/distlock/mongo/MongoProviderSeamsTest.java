@@ -169,7 +169,9 @@ class MongoProviderSeamsTest extends AbstractMongoProviderSeamsTest {
 		String r1 = token();
 		String r2 = token();
 		Lease first = proxied.provider().tryAcquire(request("lost-shared", r1, LEASE, LockMode.SHARED, 3)).orElseThrow();
-		Lease second = proxied.provider().tryAcquire(request("lost-shared", r2, LEASE, LockMode.SHARED, 3))
+		// the second reader's lease outlasts the first reader's release, which waits for its lost reply up to the
+		// time left on its lease
+		Lease second = proxied.provider().tryAcquire(request("lost-shared", r2, LEASE.multipliedBy(4), LockMode.SHARED, 3))
 			.orElseThrow();
 		// long enough to outlast the two releases, each waiting for its lost reply up to the time left on its lease
 		Lease third = proxied.provider().tryAcquire(request("lost-shared", token(), LONG, LockMode.SHARED, 3))
