@@ -46,26 +46,27 @@ final class GrantStatements {
 	 * The grant filter for an existing document. Exclusive: no live holder at all, or the live exclusive holder is
 	 * this very token. Shared: no live exclusive holder, and either a live slot of this very token, or fewer than
 	 * maxConcurrent live shared ones with no live exclusive waiter's mark (writer priority) and no other live holder
-	 * of the same lock ID, and no live slot of this token. A live grant of this very token is left to {@link #regrant}
-	 * (a replay after its reply was lost): it answers the same fencing token, where this grant issues a new one.
+	 * of the same lock ID. The same-token cases make a repeated acquire that {@link MongoAcquirer} did not take for a
+	 * replay (see {@link #regrant}) a grant again instead of "held by someone else"; it re-stamps the lease and takes
+	 * no second slot.
 	 */
 	static Bson grantable(LockRequest request) {
 		Document exclusiveExpired = new Document("$lte", List.of(exclusiveExpiry("", 0), "$$NOW"));
 		// Plain predicates first: a released document has no token (only an exclusive grant sets one; release, forced
 		// release and shared grants unset it), and one nobody shares has an empty holder map. They decide the common
 		// case by index-free equality; the $expr on the database clock decides only when a holder is recorded.
-		// A live grant of this very token is not matched: its replay must not issue a new fencing token (see regrant).
-		List<Object> noExclusive = List.of(new Document(TOKEN, new Document("$exists", false)),
-				new Document("$expr", exclusiveExpired));
+		List<Object> noExclusive = new ArrayList<>(List.of(new Document(TOKEN, new Document("$exists", false)),
+				new Document("$expr", exclusiveExpired)));
 		if (!request.shared()) {
+			noExclusive.add(new Document(TOKEN, request.token()));
 			Document room = new Document("$eq", List.of(liveSharedCount(0), 0));
 			List<Object> noShared = List.of(new Document(SHARED, new Document()), new Document("$expr", room));
 			return new Document(ID, request.key()).append("$and",
 					List.of(new Document("$or", noExclusive), new Document("$or", noShared)));
 		}
 		String mine = SHARED + "." + holderField(request.token());
-		Document mySlotGone = new Document("$or", List.of(new Document(mine, new Document("$exists", false)),
-				new Document("$expr", new Document("$lte", List.of(exclusiveExpiry(mine + ".", 0), "$$NOW")))));
+		Document mySlotLive = new Document("$expr",
+				new Document("$gt", List.of(exclusiveExpiry(mine + ".", 0), "$$NOW")));
 		Document room = new Document("$lt", List.of(liveSharedCount(0), request.maxConcurrent()));
 		List<Object> newHolder = new ArrayList<>(List.of(
 				new Document("$or", List.of(new Document(SHARED, new Document()), new Document("$expr", room))),
@@ -76,9 +77,8 @@ final class GrantStatements {
 			newHolder.add(new Document("$expr", new Document("$eq",
 					List.of(liveSharedWithId(request.lockId(), holderField(request.token())), 0))));
 		}
-		newHolder.add(mySlotGone);
 		return new Document(ID, request.key()).append("$and", List.of(new Document("$or", noExclusive),
-				new Document("$and", newHolder)));
+				new Document("$or", List.of(mySlotLive, new Document("$and", newHolder)))));
 	}
 
 	/**
@@ -88,15 +88,6 @@ final class GrantStatements {
 	 */
 	static Bson regrant(LockRequest request, long leaseMs) {
 		return LeaseStatements.extend(request.token(), request.shared(), leaseMs);
-	}
-
-	/**
-	 * Records a shared grant's {@code seq} in its holder's entry, for {@link #regrant}'s answer. {@code $max}, so a
-	 * late copy never lowers it; the filter ({@code _id} and the entry) keeps it from creating an entry.
-	 */
-	static Bson recordHolderSeq(String token, long seq) {
-		return new Document("$max", new Document(SHARED + "." + holderField(token) + "." + LockDocuments.HOLDER_SEQ,
-				seq));
 	}
 
 	/** How many live shared holders other than {@code exceptField} hold the key under the lock ID. */

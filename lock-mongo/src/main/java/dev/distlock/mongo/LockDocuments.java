@@ -53,9 +53,6 @@ final class LockDocuments {
 	 */
 	static final String RELEASED_SHARED = "releasedShared";
 
-	/** In a shared holder's entry: the {@code seq} of its grant, so a replayed shared acquire answers its own token. */
-	static final String HOLDER_SEQ = "seq";
-
 	/** Server time of the document's insert: the high part of every fencing token issued from it. */
 	static final String BASE = "base";
 

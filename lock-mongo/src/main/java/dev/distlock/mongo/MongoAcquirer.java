@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Date;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -45,6 +46,11 @@ final class MongoAcquirer {
 
 	private final UnknownGrants unknownGrants;
 
+	/** The fencing token of each grant this acquirer made and whose lease is not released yet, by owner token. */
+	private final Map<String, Long> issued = new ConcurrentHashMap<>();
+
+	private static final int MAX_ISSUED = 10_000;
+
 	MongoAcquirer(MongoCollection<Document> collection, Duration callTimeout) {
 		this.collection = collection;
 		this.callTimeout = callTimeout;
@@ -66,21 +72,21 @@ final class MongoAcquirer {
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
 		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
 		Document granted = null;
+		// A token this acquirer granted and that is not released yet: a replay (its first reply lost on the way to
+		// the caller), answered with the first grant's fencing token if the grant is still held. Tried first, so a
+		// grant that ends meanwhile is then granted anew by the usual statements; unknown tokens never pay for it.
+		Long issuedFence = issued.get(request.token());
 		boolean replayed = false;
 		try {
-			granted = attempt(request, deadline, Statement.GRANT, grantMs);
-			if (granted == null) {
-				granted = attempt(request, deadline, Statement.INSERT, grantMs);
-			}
-			if (granted == null) {
-				// Held: by this very token (a replay after a lost reply), it answers as the first call did.
+			if (issuedFence != null) {
 				granted = attempt(request, deadline, Statement.REGRANT, grantMs);
 				replayed = granted != null;
-				if (granted == null) {
-					// This token's grant may have ended between the first statement and the replay's: once over,
-					// over for good (the database clock), so the grant statement decides that case alone.
-					granted = attempt(request, deadline, Statement.GRANT, grantMs);
-				}
+			}
+			if (granted == null) {
+				granted = attempt(request, deadline, Statement.GRANT, grantMs);
+			}
+			if (granted == null) {
+				granted = attempt(request, deadline, Statement.INSERT, grantMs);
 			}
 			if (granted != null && request.noExpiry() && !makeLasting(request)) {
 				// Forced out (by lock ID or by force) between the grant and now: not acquired.
@@ -90,6 +96,8 @@ final class MongoAcquirer {
 		catch (LockStoreException ex) {
 			// A grant without expiry whose second statement failed holds its provisional lease: released all the same.
 			if (granted != null || MongoErrors.mayHaveRun(ex.getCause())) {
+				// a replay may yet find that grant (if it outlives the clean-up): its fencing token is the key's
+				issued.putIfAbsent(request.token(), -1L);
 				unknownGrants.release(request, Duration.ofMillis(grantMs), ex);
 			}
 			throw ex;
@@ -98,12 +106,22 @@ final class MongoAcquirer {
 			return Optional.empty();
 		}
 		if (request.shared() && !replayed) {
-			recordAndPrune(request, granted, deadline);
+			pruneExpiredHolders(request, granted, deadline);
 		}
+		long fence = replayed && issuedFence != null && issuedFence >= 0 ? issuedFence : LockDocuments.fencing(granted);
+		remember(request.token(), fence);
 		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
 		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
 		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
-				request.lockId(), LockDocuments.fencing(granted), start + leaseNanos, callTimeout));
+				request.lockId(), fence, start + leaseNanos, callTimeout, () -> issued.remove(request.token())));
+	}
+
+	/** Keeps a grant's fencing token for its replays until its lease is released; bounded, dropping all when full. */
+	private void remember(String token, long fence) {
+		if (issued.size() >= MAX_ISSUED) {
+			issued.clear(); // leases never released (lost, or expired): their replays are then granted anew
+		}
+		issued.put(token, fence);
 	}
 
 	/**
@@ -127,7 +145,7 @@ final class MongoAcquirer {
 
 	/** The statements of one attempt, in the order they are tried. */
 	private enum Statement {
-		GRANT, INSERT, REGRANT
+		REGRANT, GRANT, INSERT
 	}
 
 	/** One grant statement with what is left of the attempt's bound. */
@@ -148,26 +166,14 @@ final class MongoAcquirer {
 	}
 
 	/**
-	 * A live grant of this very token (its first call's reply was lost): the lease set anew, and the fencing token of
-	 * that grant, the key's {@code seq} for an exclusive holder (nobody else was granted meanwhile) or the one recorded
-	 * in a shared holder's entry.
+	 * A live grant of this very token, made by this acquirer: the lease set anew, nothing else changed (no
+	 * {@code $inc}); the answer is the fencing token the first grant got, which this acquirer kept.
 	 */
 	private @Nullable Document regrant(MongoCollection<Document> bounded, LockRequest request, long grantMs) {
-		String holder = SHARED + "." + LockDocuments.holderField(request.token());
-		Bson projection = request.shared()
-				? Projections.include(LockDocuments.BASE, LockDocuments.SEQ, holder + "." + LockDocuments.HOLDER_SEQ)
-				: Projections.include(LockDocuments.BASE, LockDocuments.SEQ);
-		Document found = bounded.findOneAndUpdate(LeaseStatements.ownedBy(request.key(), request.token(),
-				request.shared()), GrantStatements.regrant(request, grantMs),
-				new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER).projection(projection));
-		if (found == null || !request.shared()) {
-			return found;
-		}
-		Document entry = found.get(SHARED, Document.class).get(LockDocuments.holderField(request.token()),
-				Document.class);
-		Object seq = entry.get(LockDocuments.HOLDER_SEQ);
-		// Without a recorded seq (its grant's record failed), the key's current one: not below the grant's.
-		return seq != null ? new Document(found).append(LockDocuments.SEQ, seq) : found;
+		return bounded.findOneAndUpdate(LeaseStatements.ownedBy(request.key(), request.token(), request.shared()),
+				GrantStatements.regrant(request, grantMs), new FindOneAndUpdateOptions()
+					.returnDocument(ReturnDocument.AFTER)
+					.projection(Projections.include(LockDocuments.BASE, LockDocuments.SEQ)));
 	}
 
 	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request, long grantMs) {
@@ -199,21 +205,16 @@ final class MongoAcquirer {
 	}
 
 	/**
-	 * Records this shared grant's {@code seq} in its entry (so a replay answers the same fencing token) and, in the
-	 * same update, removes shared holders whose lease had ended when this grant was stamped. The bound is the server
-	 * time the grant just wrote, so it never removes a live holder; the pruning matches only while each pruned holder
-	 * is unchanged. Best effort: a failure only leaves expired holders that no grant counts (and a replay answering
-	 * the key's newest token), so it is logged and the granted lease is returned all the same.
+	 * Removes shared holders whose lease had ended when this grant was stamped. The bound is the server time the
+	 * grant just wrote, so it never removes a live holder; the update matches only while each pruned holder is
+	 * unchanged. Best effort: costs a round trip only when there is something to prune, and a failure only leaves
+	 * expired holders that no grant counts, so it is logged and the granted lease is returned all the same.
 	 */
-	private void recordAndPrune(LockRequest request, Document granted, long deadline) {
-		String mineField = LockDocuments.holderField(request.token());
+	private void pruneExpiredHolders(LockRequest request, Document granted, long deadline) {
 		Document shared = granted.get(SHARED, Document.class);
-		Document mine = shared.get(mineField, Document.class);
+		Document mine = shared.get(LockDocuments.holderField(request.token()), Document.class);
 		long serverNow = mine.getDate(LockDocuments.AT).getTime();
-		Document filter = new Document(ID, request.key()).append(SHARED + "." + mineField,
-				new Document("$exists", true));
-		Bson record = GrantStatements.recordHolderSeq(request.token(), ((Number) granted.get(LockDocuments.SEQ))
-			.longValue());
+		Document filter = new Document(ID, request.key());
 		Document unset = new Document();
 		for (Map.Entry<String, Object> entry : shared.entrySet()) {
 			Document holder = (Document) entry.getValue();
@@ -226,24 +227,14 @@ final class MongoAcquirer {
 			}
 		}
 		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-		if (left <= 0) {
+		if (unset.isEmpty() || left <= 0) {
 			return;
 		}
 		try {
-			MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
-			if (unset.isEmpty()) {
-				bounded.updateOne(filter, record);
-			}
-			else if (bounded.updateOne(filter, new Document(((Document) record)).append("$unset", unset))
-				.getMatchedCount() == 0) {
-				// a holder to prune was renewed meanwhile: record this grant's seq alone
-				bounded.updateOne(new Document(ID, request.key()).append(SHARED + "." + mineField,
-						new Document("$exists", true)), record);
-			}
+			CallBounds.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not record the grant or prune " + unset.size() + " expired shared holders of '"
-					+ request.key() + "'", ex);
+			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
 		}
 	}
 

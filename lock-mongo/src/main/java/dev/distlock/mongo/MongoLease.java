@@ -31,6 +31,9 @@ final class MongoLease implements Lease {
 
 	private final long fencingToken;
 
+	/** Tells the acquirer this grant is over, so a later acquire with its token is no replay of it. */
+	private final Runnable onRelease;
+
 	private final Duration callTimeout;
 
 	/** Set once this lease released its lock, so a second release answers as the first did. */
@@ -40,8 +43,9 @@ final class MongoLease implements Lease {
 	private volatile long expiresAtNanos;
 
 	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, @Nullable String lockId,
-			long fencingToken, long expiresAtNanos, Duration callTimeout) {
+			long fencingToken, long expiresAtNanos, Duration callTimeout, Runnable onRelease) {
 		this.collection = collection;
+		this.onRelease = onRelease;
 		this.callTimeout = callTimeout;
 		this.key = key;
 		this.token = token;
@@ -106,6 +110,7 @@ final class MongoLease implements Lease {
 		// went through (a first attempt whose reply was lost) before the answer is "lost".
 		Supplier<Boolean> statement = () -> releaseWhere(bound, LeaseStatements.ownedBy(key, token, shared))
 				|| releasedBefore(bound);
+		onRelease.run();
 		released = MongoErrors.uninterrupted(key, "release", bound, statement, statement);
 		return released;
 	}
