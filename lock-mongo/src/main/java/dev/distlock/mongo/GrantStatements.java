@@ -18,6 +18,7 @@ import static dev.distlock.mongo.LockDocuments.LEASE_MS;
 import static dev.distlock.mongo.LockDocuments.LOCK_ID;
 import static dev.distlock.mongo.LockDocuments.MODE;
 import static dev.distlock.mongo.LockDocuments.OWNER;
+import static dev.distlock.mongo.LockDocuments.RELEASED_SHARED;
 import static dev.distlock.mongo.LockDocuments.SEQ;
 import static dev.distlock.mongo.LockDocuments.SHARED;
 import static dev.distlock.mongo.LockDocuments.TOKEN;
@@ -45,8 +46,9 @@ final class GrantStatements {
 	 * The grant filter for an existing document. Exclusive: no live holder at all, or the live exclusive holder is
 	 * this very token. Shared: no live exclusive holder, and either a live slot of this very token, or fewer than
 	 * maxConcurrent live shared ones with no live exclusive waiter's mark (writer priority) and no other live holder
-	 * of the same lock ID. The same-token cases make a repeated acquire (a replay after its reply was lost) a grant
-	 * again instead of "held by someone else"; it re-stamps the lease and takes no second slot.
+	 * of the same lock ID. The same-token cases make a repeated acquire that {@link MongoAcquirer} did not take for a
+	 * replay (see {@link #regrant}) a grant again instead of "held by someone else"; it re-stamps the lease and takes
+	 * no second slot.
 	 */
 	static Bson grantable(LockRequest request) {
 		Document exclusiveExpired = new Document("$lte", List.of(exclusiveExpiry("", 0), "$$NOW"));
@@ -77,6 +79,15 @@ final class GrantStatements {
 		}
 		return new Document(ID, request.key()).append("$and", List.of(new Document("$or", noExclusive),
 				new Document("$or", List.of(mySlotLive, new Document("$and", newHolder)))));
+	}
+
+	/**
+	 * The update of a replayed acquire, matched by {@link LeaseStatements#ownedBy} (this token's grant, still live):
+	 * the lease is set anew from the server's now and nothing else changes, so no fencing token is issued and the
+	 * replay answers the one its first call got.
+	 */
+	static Bson regrant(LockRequest request, long leaseMs) {
+		return LeaseStatements.extend(request.token(), request.shared(), leaseMs);
 	}
 
 	/** How many live shared holders other than {@code exceptField} hold the key under the lock ID. */
@@ -147,9 +158,8 @@ final class GrantStatements {
 			unset.append(WAITER, "").append(WAITER_AT, "").append(WAITER_MS, "");
 			currentDate.append(AT, true).append(ACQUIRED_AT, true);
 		}
-		if (!unset.isEmpty()) {
-			update.append("$unset", unset);
-		}
+		unset.append(RELEASED_SHARED, ""); // a new grant: earlier shared releases are no longer the last word
+		update.append("$unset", unset);
 		return update.append("$set", set).append("$currentDate", currentDate);
 	}
 

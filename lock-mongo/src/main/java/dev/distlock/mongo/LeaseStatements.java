@@ -12,6 +12,7 @@ import static dev.distlock.mongo.LockDocuments.IDS;
 import static dev.distlock.mongo.LockDocuments.LEASE_MS;
 import static dev.distlock.mongo.LockDocuments.LOCK_ID;
 import static dev.distlock.mongo.LockDocuments.RELEASED;
+import static dev.distlock.mongo.LockDocuments.RELEASED_SHARED;
 import static dev.distlock.mongo.LockDocuments.SHARED;
 import static dev.distlock.mongo.LockDocuments.TOKEN;
 import static dev.distlock.mongo.LockDocuments.TOUCHED;
@@ -63,11 +64,20 @@ final class LeaseStatements {
 
 	/**
 	 * The filter matching a document whose last exclusive release was by this token: a release made again after its
-	 * first attempt's outcome was lost reads it (and writes nothing) to tell "released" from "lost". Shared releases
-	 * leave no such mark: their replay after a release that worked answers false.
+	 * first attempt's outcome was lost reads it (and writes nothing) to tell "released" from "lost". A shared release
+	 * leaves its token's mark in {@link LockDocuments#RELEASED_SHARED} until the key's next grant.
 	 */
-	static Bson releasedBy(String key, String token) {
-		return new Document(ID, key).append(RELEASED, token);
+	static Bson releasedBy(String key, String token, boolean shared, long fencingToken) {
+		return shared ? new Document(ID, key).append(RELEASED_SHARED + "." + holderField(token),
+				new Document("$exists", true)) : new Document(ID, key).append(RELEASED, releasedMark(token, fencingToken));
+	}
+
+	/**
+	 * The mark of a holder's exclusive release: its token and the fencing token of the grant it released, so a later
+	 * grant to the same token (an acquire replayed after its release) is not taken for the one released.
+	 */
+	static String releasedMark(String token, long fencingToken) {
+		return token + " " + fencingToken;
 	}
 
 	/**
@@ -83,20 +93,19 @@ final class LeaseStatements {
 	 * Release marks the document free instead of deleting it, so its fencing sequence carries on; an exclusive
 	 * release records the token in {@link LockDocuments#RELEASED}, and applying it again changes nothing that matters.
 	 */
-	static Bson release(String token, boolean shared, @Nullable String lockId) {
-		return shared ? releaseShared(holderField(token), lockId) : releaseExclusive(token, true);
+	static Bson release(String token, boolean shared, @Nullable String lockId, String mark) {
+		return shared ? releaseShared(holderField(token), lockId, true) : releaseExclusive(mark);
 	}
 
 	/**
 	 * An exclusive release; the holder was the only one, so the document keeps no lock ID.
-	 * @param byHolder whether the holder itself releases: only then is its token kept as
-	 * {@link LockDocuments#RELEASED}, so a release by ID from elsewhere still reads as "no longer held" to the
-	 * holder's handle
+	 * @param mark what {@link LockDocuments#RELEASED} records, or null: only the holder's own release marks it, so a
+	 * release by ID from elsewhere still reads as "no longer held" to the holder's handle
 	 */
-	static Bson releaseExclusive(String token, boolean byHolder) {
+	static Bson releaseExclusive(@Nullable String mark) {
 		Document set = new Document(LEASE_MS, 0L).append(IDS, List.of());
-		if (byHolder) {
-			set.append(RELEASED, token);
+		if (mark != null) {
+			set.append(RELEASED, mark);
 		}
 		return new Document("$unset", new Document(TOKEN, "").append(LOCK_ID, ""))
 			.append("$set", set)
@@ -106,10 +115,15 @@ final class LeaseStatements {
 	/**
 	 * A shared holder's release, by its entry's field; its lock ID leaves the index (no other live holder of the key
 	 * has it: one shared lock per ID and key).
+	 * @param byHolder whether the holder itself releases: only then is its release marked in
+	 * {@link LockDocuments#RELEASED_SHARED}, as {@link #releaseExclusive} does
 	 */
-	static Bson releaseShared(String field, @Nullable String lockId) {
+	static Bson releaseShared(String field, @Nullable String lockId, boolean byHolder) {
 		Document update = new Document("$unset", new Document(SHARED + "." + field, ""))
 			.append("$currentDate", new Document(TOUCHED, true));
+		if (byHolder) {
+			update.append("$set", new Document(RELEASED_SHARED + "." + field, true));
+		}
 		return lockId != null ? update.append("$pull", new Document(IDS, lockId)) : update;
 	}
 

@@ -40,10 +40,18 @@ final class LockDocuments {
 	static final String SHARED = "shared";
 
 	/**
-	 * The owner token of the last exclusive release, so the provider's replay of a release whose reply was lost
-	 * answers "released" rather than "lost", even after the lock was granted again. The next release replaces it.
+	 * The owner token and fencing token of the last exclusive release by its holder, so the provider's replay of a
+	 * release whose reply was lost answers "released" rather than "lost", even after the lock was granted again; the
+	 * fencing token keeps a later grant to the same owner token from reading as released. The next release replaces it.
 	 */
 	static final String RELEASED = "released";
+
+	/**
+	 * The shared holders released by their own handle since the key's last grant, by entry field: a shared release
+	 * made again after its reply was lost answers "released" per owner token. Every grant clears it, so it holds at
+	 * most the releases between two grants.
+	 */
+	static final String RELEASED_SHARED = "releasedShared";
 
 	/** Server time of the document's insert: the high part of every fencing token issued from it. */
 	static final String BASE = "base";

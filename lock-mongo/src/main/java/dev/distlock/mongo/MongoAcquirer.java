@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Date;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -45,6 +46,11 @@ final class MongoAcquirer {
 
 	private final UnknownGrants unknownGrants;
 
+	/** The fencing token of each grant this acquirer made and whose lease is not released yet, by owner token. */
+	private final Map<String, Long> issued = new ConcurrentHashMap<>();
+
+	private static final int MAX_ISSUED = 10_000;
+
 	MongoAcquirer(MongoCollection<Document> collection, Duration callTimeout) {
 		this.collection = collection;
 		this.callTimeout = callTimeout;
@@ -66,10 +72,21 @@ final class MongoAcquirer {
 		// Three cases: the document exists and is grantable (one round trip), it is absent (insert, a second round
 		// trip), or it exists and is held (the insert fails with a duplicate key: refused).
 		Document granted = null;
+		// A token this acquirer granted and that is not released yet: a replay (its first reply lost on the way to
+		// the caller), answered with the first grant's fencing token if the grant is still held. Tried first, so a
+		// grant that ends meanwhile is then granted anew by the usual statements; unknown tokens never pay for it.
+		Long issuedFence = issued.get(request.token());
+		boolean replayed = false;
 		try {
-			granted = attempt(request, deadline, false, grantMs);
+			if (issuedFence != null) {
+				granted = attempt(request, deadline, Statement.REGRANT, grantMs);
+				replayed = granted != null;
+			}
 			if (granted == null) {
-				granted = attempt(request, deadline, true, grantMs);
+				granted = attempt(request, deadline, Statement.GRANT, grantMs);
+			}
+			if (granted == null) {
+				granted = attempt(request, deadline, Statement.INSERT, grantMs);
 			}
 			if (granted != null && request.noExpiry() && !makeLasting(request)) {
 				// Forced out (by lock ID or by force) between the grant and now: not acquired.
@@ -79,6 +96,8 @@ final class MongoAcquirer {
 		catch (LockStoreException ex) {
 			// A grant without expiry whose second statement failed holds its provisional lease: released all the same.
 			if (granted != null || MongoErrors.mayHaveRun(ex.getCause())) {
+				// a replay may yet find that grant (if it outlives the clean-up): its fencing token is the key's
+				issued.putIfAbsent(request.token(), -1L);
 				unknownGrants.release(request, Duration.ofMillis(grantMs), ex);
 			}
 			throw ex;
@@ -86,13 +105,23 @@ final class MongoAcquirer {
 		if (granted == null) {
 			return Optional.empty();
 		}
-		if (request.shared()) {
+		if (request.shared() && !replayed) {
 			pruneExpiredHolders(request, granted, deadline);
 		}
+		long fence = replayed && issuedFence != null && issuedFence >= 0 ? issuedFence : LockDocuments.fencing(granted);
+		remember(request.token(), fence);
 		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
 		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
 		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
-				request.lockId(), LockDocuments.fencing(granted), start + leaseNanos, callTimeout));
+				request.lockId(), fence, start + leaseNanos, callTimeout, () -> issued.remove(request.token())));
+	}
+
+	/** Keeps a grant's fencing token for its replays until its lease is released; bounded, dropping all when full. */
+	private void remember(String token, long fence) {
+		if (issued.size() >= MAX_ISSUED) {
+			issued.clear(); // leases never released (lost, or expired): their replays are then granted anew
+		}
+		issued.put(token, fence);
 	}
 
 	/**
@@ -114,8 +143,13 @@ final class MongoAcquirer {
 		return request.noExpiry() ? 2 * bound(request) : request.lease().toMillis();
 	}
 
+	/** The statements of one attempt, in the order they are tried. */
+	private enum Statement {
+		REGRANT, GRANT, INSERT
+	}
+
 	/** One grant statement with what is left of the attempt's bound. */
-	private @Nullable Document attempt(LockRequest request, long deadline, boolean inserting, long grantMs) {
+	private @Nullable Document attempt(LockRequest request, long deadline, Statement statement, long grantMs) {
 		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
 		if (left <= 0) {
 			// Only after a statement that granted nothing: there is nothing to clean up.
@@ -124,7 +158,22 @@ final class MongoAcquirer {
 		}
 		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
 		return MongoErrors.call(request.key(), "acquire", bound(request),
-				() -> inserting ? insert(bounded, request, grantMs) : grantExisting(bounded, request, grantMs));
+				() -> switch (statement) {
+					case GRANT -> grantExisting(bounded, request, grantMs);
+					case INSERT -> insert(bounded, request, grantMs);
+					case REGRANT -> regrant(bounded, request, grantMs);
+				});
+	}
+
+	/**
+	 * A live grant of this very token, made by this acquirer: the lease set anew, nothing else changed (no
+	 * {@code $inc}); the answer is the fencing token the first grant got, which this acquirer kept.
+	 */
+	private @Nullable Document regrant(MongoCollection<Document> bounded, LockRequest request, long grantMs) {
+		return bounded.findOneAndUpdate(LeaseStatements.ownedBy(request.key(), request.token(), request.shared()),
+				GrantStatements.regrant(request, grantMs), new FindOneAndUpdateOptions()
+					.returnDocument(ReturnDocument.AFTER)
+					.projection(Projections.include(LockDocuments.BASE, LockDocuments.SEQ)));
 	}
 
 	private @Nullable Document grantExisting(MongoCollection<Document> bounded, LockRequest request, long grantMs) {

@@ -31,6 +31,9 @@ final class MongoLease implements Lease {
 
 	private final long fencingToken;
 
+	/** Tells the acquirer this grant is over, so a later acquire with its token is no replay of it. */
+	private final Runnable onRelease;
+
 	private final Duration callTimeout;
 
 	/** Set once this lease released its lock, so a second release answers as the first did. */
@@ -40,8 +43,9 @@ final class MongoLease implements Lease {
 	private volatile long expiresAtNanos;
 
 	MongoLease(MongoCollection<Document> collection, String key, String token, boolean shared, @Nullable String lockId,
-			long fencingToken, long expiresAtNanos, Duration callTimeout) {
+			long fencingToken, long expiresAtNanos, Duration callTimeout, Runnable onRelease) {
 		this.collection = collection;
+		this.onRelease = onRelease;
 		this.callTimeout = callTimeout;
 		this.key = key;
 		this.token = token;
@@ -106,18 +110,20 @@ final class MongoLease implements Lease {
 		// went through (a first attempt whose reply was lost) before the answer is "lost".
 		Supplier<Boolean> statement = () -> releaseWhere(bound, LeaseStatements.ownedBy(key, token, shared))
 				|| releasedBefore(bound);
+		onRelease.run();
 		released = MongoErrors.uninterrupted(key, "release", bound, statement, statement);
 		return released;
 	}
 
 	/** Whether this token's release already went through: a read, never a write, as another may hold it now. */
 	private boolean releasedBefore(long bound) {
-		return !shared && CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token)).limit(1)
+		return CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token, shared, fencingToken)).limit(1)
 			.first() != null;
 	}
 
 	private boolean releaseWhere(long bound, Bson filter) {
-		return CallBounds.bounded(collection, bound).updateOne(filter, LeaseStatements.release(token, shared, lockId))
+		return CallBounds.bounded(collection, bound).updateOne(filter, LeaseStatements.release(token, shared, lockId,
+				LeaseStatements.releasedMark(token, fencingToken)))
 			.getMatchedCount() == 1;
 	}
 

@@ -50,8 +50,8 @@ final class MongoLockIds {
 		List<LockInfo> released = new ArrayList<>();
 		for (Member member : members(collection, lockId)) {
 			Bson update = member.field() == null
-					? LeaseStatements.releaseExclusive(member.document().getString(TOKEN), false)
-					: LeaseStatements.releaseShared(member.field(), lockId);
+					? LeaseStatements.releaseExclusive(null)
+					: LeaseStatements.releaseShared(member.field(), lockId, false);
 			if (collection.updateOne(memberFilter(member, lockId), update).getMatchedCount() == 1 && member.live()) {
 				released.add(member.info());
 			}

@@ -206,18 +206,24 @@ abstract class AbstractMongoProviderSeamsTest extends AbstractMongoServerTest {
 	// --- the same owner token sent twice (issue 11, case 9) ---
 
 	@Test
-	void anAcquireRepeatedWithTheSameTokenIsGrantedAgainWithTheNextFencingToken() {
+	void anAcquireRepeatedWithTheSameTokenWhileHeldAnswersTheSameFencingTokenAndIssuesNone() {
 		String token = token();
 		Lease first = provider.tryAcquire(exclusive("again", token, LONG)).orElseThrow();
 		Optional<Lease> again = provider.tryAcquire(exclusive("again", token, LONG));
 		assertThat(again).as("held by me, not by someone else").isPresent();
-		assertThat(again.get().fencingToken()).isEqualTo(first.fencingToken() + 1);
+		assertThat(again.get().fencingToken()).as("a replay answers as the first call did")
+			.isEqualTo(first.fencingToken());
+		Optional<Lease> third = provider.tryAcquire(exclusive("again", token, LONG));
+		assertThat(third.orElseThrow().fencingToken()).isEqualTo(first.fencingToken());
 		Document document = document("again");
 		assertThat(document.getString("token")).isEqualTo(token);
-		assertThat(document.getLong("seq")).isEqualTo(2L);
+		assertThat(document.getLong("seq")).as("no grant issued by the replays").isOne();
 		assertThat(grantableToAnother("again")).isFalse();
 		assertThat(again.get().release()).isTrue();
 		assertThat(provider.isLocked("again")).isFalse();
+		Lease next = provider.tryAcquire(exclusive("again", token(), LONG)).orElseThrow();
+		assertThat(next.fencingToken()).as("the next grant's token").isEqualTo(first.fencingToken() + 1);
+		next.release();
 	}
 
 	@Test
@@ -228,6 +234,42 @@ abstract class AbstractMongoProviderSeamsTest extends AbstractMongoServerTest {
 		assertThat(document("shared-again").get("shared", Document.class)).hasSize(1);
 		assertThat(provider.tryAcquire(request("shared-again", token(), LONG, LockMode.SHARED, 1))).isEmpty();
 		assertThat(grantableToAnother("shared-again")).isFalse();
+	}
+
+	@Test
+	void aSharedAcquireRepeatedWithTheSameTokenAnswersItsOwnFencingTokenNotAnotherReaders() {
+		String r1 = token();
+		String r2 = token();
+		Lease first = provider.tryAcquire(request("shared-fence", r1, LONG, LockMode.SHARED, 3)).orElseThrow();
+		Lease second = provider.tryAcquire(request("shared-fence", r2, LONG, LockMode.SHARED, 3)).orElseThrow();
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		Lease replay = provider.tryAcquire(request("shared-fence", r1, LONG, LockMode.SHARED, 3)).orElseThrow();
+		assertThat(replay.fencingToken()).as("the first reader's own token, not the key's newest")
+			.isEqualTo(first.fencingToken());
+		assertThat(provider.tryAcquire(request("shared-fence", r2, LONG, LockMode.SHARED, 3)).orElseThrow()
+			.fencingToken()).isEqualTo(second.fencingToken());
+		Document document = document("shared-fence");
+		assertThat(document.getLong("seq")).as("no grant issued by the replays").isEqualTo(2L);
+		assertThat(document.get("shared", Document.class)).hasSize(2);
+		assertThat(first.release()).isTrue();
+		assertThat(second.release()).isTrue();
+		assertThat(provider.isLocked("shared-fence")).isFalse();
+	}
+
+	@Test
+	void aGrantToATokenWhoseEarlierGrantWasReleasedReadsAsLostOnceTakenAwayNotAsReleased() {
+		String token = token();
+		Lease first = provider.tryAcquire(exclusive("regranted", token, LONG)).orElseThrow();
+		assertThat(first.release()).isTrue();
+		// the same acquire arriving again after its release (a late replay): a new grant, with a new fencing token
+		Lease again = provider.tryAcquire(exclusive("regranted", token, LONG)).orElseThrow();
+		assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(provider.forceRelease("regranted")).isTrue();
+		Lease other = provider.tryAcquire(exclusive("regranted", token(), LONG)).orElseThrow();
+		assertThat(again.release()).as("that grant was taken away: lost, whatever its token released before")
+			.isFalse();
+		assertThat(document("regranted").getString("token")).as("the new holder keeps it").isNotEqualTo(token);
+		assertThat(other.release()).isTrue();
 	}
 
 	@Test

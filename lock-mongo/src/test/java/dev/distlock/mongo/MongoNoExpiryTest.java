@@ -115,6 +115,47 @@ class MongoNoExpiryTest extends AbstractMongoServerTest {
 		other.get().release();
 	}
 
+	/**
+	 * A store paused past the acquire's bound, its clean-up's and the provisional lease: the grant lands when the
+	 * store resumes, and the clean-up, which kept trying while the store did not answer, releases it by token instead
+	 * of leaving it to its provisional lease (issue 19, case 2, seams kit's paused store).
+	 */
+	@Test
+	void aGrantWithoutExpiryLandingWhenAPausedStoreResumesIsReleasedByTheCleanUpNotLeftToItsLease() throws Exception {
+		TcpProxy proxy = TcpProxy.start(server.address().getHostString(), server.address().getPort());
+		closing.add(proxy);
+		MongoClient client = MongoClients.create(MongoClientSettings.builder()
+			.applyConnectionString(new ConnectionString(proxy.connectionString()))
+			.applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(1500, TimeUnit.MILLISECONDS))
+			.applyToServerSettings(s -> s.heartbeatFrequency(10, TimeUnit.MINUTES))
+			.build());
+		closing.add(client);
+		MongoLockProvider through = new MongoLockProvider(new MongoTemplate(client, server.database()),
+				MongoLockSettings.defaults().withCallTimeout(Duration.ofSeconds(1)));
+		closing.add(through);
+		closing.add(proxy::resume);
+		through.tryAcquire(noExpiry("paused", token(), Duration.ofSeconds(1), "job-p")).orElseThrow().release();
+
+		// acquire (1 s bound), its clean-up (1 s) and the provisional lease (2 s) all pass while the store is paused
+		proxy.pause();
+		String token = token();
+		assertThatThrownBy(() -> through.tryAcquire(noExpiry("paused", token, Duration.ofSeconds(1), "job-p")))
+			.isInstanceOf(LockStoreException.class)
+			.hasMessageContaining("'paused'");
+		Thread.sleep(3_000);
+		proxy.resume();
+
+		long deadline = System.nanoTime() + EVENTUALLY.toNanos();
+		while (document("paused").getLong("seq") < 2L || provider.isLocked("paused")) {
+			assertThat(System.nanoTime()).as("the grant landed and ended").isLessThan(deadline);
+			Thread.sleep(20);
+		}
+		Document document = document("paused");
+		assertThat(document.getLong("seq")).as("the server did grant it").isEqualTo(2L);
+		assertThat(document.containsKey("token")).as("released by the clean-up, not expired with its token").isFalse();
+		assertThat(document.getString("released")).isEqualTo(token);
+	}
+
 	@Test
 	void aGrantWithoutExpiryIsStoredWithoutExpiryOnceItsReplyIsIn() {
 		Lease lease = provider.tryAcquire(noExpiry("lasting", token(), Duration.ofSeconds(1), "job-l")).orElseThrow();

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,7 @@ import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 
+import dev.distlock.core.LockMode;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.mongo.testsupport.MongoTestServer;
@@ -156,9 +158,44 @@ class MongoProviderSeamsTest extends AbstractMongoProviderSeamsTest {
 		assertThat(release.error()).isNull();
 		assertThat(release.value()).as("the release worked: not a lost lock").isTrue();
 		assertThat(document("lost-release").containsKey("token")).isFalse();
-		assertThat(document("lost-release").getString("released")).isEqualTo(token);
+		assertThat(document("lost-release").getString("released")).isEqualTo(token + " " + lease.fencingToken());
 		assertThat(lease.release()).as("a later release of the spent lease answers as the first did").isTrue();
 		assertThat(document("lost-release").containsKey("token")).isFalse();
+	}
+
+	@Test
+	void sharedReleasesWhoseRepliesAreLostAreEachReportedReleasedAndAReaderForcedOutIsNot() throws Exception {
+		Proxied proxied = proxied();
+		String r1 = token();
+		String r2 = token();
+		Lease first = proxied.provider().tryAcquire(request("lost-shared", r1, LEASE, LockMode.SHARED, 3)).orElseThrow();
+		// the second reader's lease outlasts the first reader's release, which waits for its lost reply up to the
+		// time left on its lease
+		Lease second = proxied.provider().tryAcquire(request("lost-shared", r2, LEASE.multipliedBy(4), LockMode.SHARED, 3))
+			.orElseThrow();
+		// long enough to outlast the two releases, each waiting for its lost reply up to the time left on its lease
+		Lease third = proxied.provider().tryAcquire(request("lost-shared", token(), LONG, LockMode.SHARED, 3))
+			.orElseThrow();
+
+		proxied.proxy().dropReplyToNext("update");
+		Outcome<Boolean> firstRelease = within(first::release);
+		proxied.proxy().dropReplyToNext("update");
+		Outcome<Boolean> secondRelease = within(second::release);
+		assertThat(proxied.proxy().droppedReplies()).isEqualTo(2);
+		assertThat(firstRelease.error()).isNull();
+		assertThat(firstRelease.value()).as("the first reader's release worked: not a lost lock").isTrue();
+		assertThat(secondRelease.error()).isNull();
+		assertThat(secondRelease.value()).as("the second reader's release worked: not a lost lock").isTrue();
+		assertThat(document("lost-shared").get("shared", Document.class)).as("only the third reader is left")
+			.hasSize(1);
+		assertThat(document("lost-shared").get("releasedShared", Document.class))
+			.containsOnlyKeys(LockDocuments.holderField(r1), LockDocuments.holderField(r2));
+
+		assertThat(provider.forceRelease("lost-shared")).isTrue();
+		assertThat(third.release()).as("a reader forced out finds its lock lost").isFalse();
+		Lease next = provider.tryAcquire(exclusive("lost-shared", token(), LEASE)).orElseThrow();
+		assertThat(document("lost-shared").containsKey("releasedShared")).as("cleared by the next grant").isFalse();
+		next.release();
 	}
 
 	@Test

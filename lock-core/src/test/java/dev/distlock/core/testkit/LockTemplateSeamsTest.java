@@ -2,9 +2,12 @@ package dev.distlock.core.testkit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -1002,12 +1005,15 @@ public abstract class LockTemplateSeamsTest {
 		String key = "short";
 		warmUp(Entry.ACQUIRE, key);
 		ConcurrentLinkedQueue<Throwable> wrong = new ConcurrentLinkedQueue<>();
-		ConcurrentLinkedQueue<Long> tokens = new ConcurrentLinkedQueue<>();
+		// fencing tokens are per key: each instance's tokens in the order it got them, with the key they are for
+		Map<String, List<ConcurrentLinkedQueue<Long>>> tokensByKey = new TreeMap<>();
 		AtomicInteger granted = new AtomicInteger();
 		List<Worker<String>> workers = new ArrayList<>();
 		for (LockTemplate on : List.of(template, observer)) {
 			// minimum holds on a key of each instance's own, so the hold is counted from this call's send
 			String roundKey = what == Short.HOLD ? key + "." + workers.size() : key;
+			ConcurrentLinkedQueue<Long> tokens = new ConcurrentLinkedQueue<>();
+			tokensByKey.computeIfAbsent(roundKey, k -> new ArrayList<>()).add(tokens);
 			workers.add(new Worker<>("seams-short", () -> {
 				for (int i = 0; i < 10; i++) {
 					try {
@@ -1038,7 +1044,16 @@ public abstract class LockTemplateSeamsTest {
 			// extension always is
 			assertThat(granted.get()).as("rounds that got the lock").isPositive();
 		}
-		assertThat(tokens).as("fencing tokens issued (never twice)").doesNotHaveDuplicates();
+		tokensByKey.forEach((tokenKey, perInstance) -> {
+			List<Long> all = new ArrayList<>();
+			for (ConcurrentLinkedQueue<Long> tokens : perInstance) {
+				assertThat(List.copyOf(tokens)).as("fencing tokens on %s one instance got, in order", tokenKey)
+					.isSortedAccordingTo(Comparator.naturalOrder())
+					.doesNotHaveDuplicates();
+				all.addAll(tokens);
+			}
+			assertThat(all).as("fencing tokens issued on %s (never twice)", tokenKey).doesNotHaveDuplicates();
+		});
 		Thread.sleep(duration.toMillis());
 		assertFree(what == Short.HOLD ? List.of(key + ".0", key + ".1") : List.of(key));
 		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
