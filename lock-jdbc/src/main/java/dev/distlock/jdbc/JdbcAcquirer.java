@@ -22,7 +22,9 @@ import dev.distlock.core.spi.LockRequest;
  * short transaction that locks the key's row, counts the live shared holders and adds this one. A deadlock or
  * serialisation failure rolled back by the server is a refusal, never an error. An attempt that failed in a way that
  * may have left a grant behind has that grant released by owner token before the error is thrown, then again in the
- * background until the grant could no longer land.
+ * background until the grant could no longer land unseen. A lock without expiry is granted for a provisional lease and
+ * made lasting by a second, owner-checked statement once the grant's reply is in, so a grant whose reply never comes
+ * ends by itself. A replayed acquire (same owner token, lock still held) keeps its fencing token.
  */
 final class JdbcAcquirer {
 
@@ -54,11 +56,19 @@ final class JdbcAcquirer {
 
 	private final Duration callTimeout;
 
+	/** Set when the provider closes: background releases the database does not answer stop then. */
+	private volatile boolean closed;
+
 	JdbcAcquirer(LockDatabase database, LockStatements sql, HolderCalls calls, Duration callTimeout) {
 		this.database = database;
 		this.sql = sql;
 		this.calls = calls;
 		this.callTimeout = callTimeout;
+	}
+
+	/** Stops the background releases that find the database out of reach; the others end with their window. */
+	void close() {
+		closed = true;
 	}
 
 	/**
@@ -188,7 +198,7 @@ final class JdbcAcquirer {
 					? session.fence(sql.regrantShared, owner, host, request.lockId(), leaseMs, ttl, key, request.token())
 					: session.fence(sql.insertShared, key, request.token(), request.token(), owner, host,
 							request.lockId(), leaseMs, ttl);
-			session.update(sql.afterSharedGrant, fence, leaseMs, key);
+			session.update(sql.afterSharedGrant, fence, key, key);
 			return fence;
 		});
 	}
@@ -254,6 +264,10 @@ final class JdbcAcquirer {
 
 		void next(long delayMillis) {
 			if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - untilNanos >= 0) {
+				return;
+			}
+			if (closed && unanswered) {
+				// Closed and the database out of reach (or its pool closed): the stored lease ends the grant.
 				return;
 			}
 			CompletableFuture.runAsync(() -> {

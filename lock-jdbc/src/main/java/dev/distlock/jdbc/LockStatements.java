@@ -51,7 +51,7 @@ final class LockStatements {
 	/** A shared grant to a new holder. */
 	final String insertShared;
 
-	/** After a shared grant: the key row records the token and how long shared holders may last. */
+	/** After a shared grant: the key row records the latest token and how long the live shared holders last. */
 	final String afterSharedGrant;
 
 	/** A shared holder's own extend. */
@@ -160,8 +160,6 @@ final class LockStatements {
 		this.insertShared = "INSERT INTO " + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
 				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, ?, ?, ?, ?, ?, " + next + ", " + now + ", "
 				+ plus + ", ?, " + epoch + ")" + returning;
-		this.afterSharedGrant = "UPDATE " + table + " SET fence = GREATEST(fence, ?), shared_until = GREATEST(shared_until, " + plus
-				+ ") WHERE lock_key = ? AND holder = ''";
 		this.extendShared = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
 				+ " WHERE lock_key = ? AND holder = ? AND " + live;
 		String clearShared = "UPDATE " + table + " SET expires_at = " + now + ", released = ?, lock_id = NULL "
@@ -171,6 +169,11 @@ final class LockStatements {
 		this.recomputeSharedUntil = "UPDATE " + table + " SET shared_until = COALESCE((SELECT MAX(s.expires_at) FROM "
 				+ table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > " + now + "), " + epoch
 				+ ") WHERE lock_key = ? AND holder = ''";
+		// Recomputed from the live shared rows, not raised: a replayed grant restarts the holder's lease from now,
+		// which may shorten it, and a shared_until left at the longer end would refuse writers after it ended.
+		this.afterSharedGrant = "UPDATE " + table + " SET fence = GREATEST(fence, ?), shared_until = COALESCE((SELECT "
+				+ "MAX(s.expires_at) FROM " + table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > "
+				+ now + "), " + epoch + ") WHERE lock_key = ? AND holder = ''";
 		this.isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live;
 		this.remaining = "SELECT " + dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE "
 				+ epoch + " END, shared_until)") + " FROM " + table + " WHERE lock_key = ? AND holder = ''";

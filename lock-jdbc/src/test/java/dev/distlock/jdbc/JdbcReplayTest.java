@@ -101,4 +101,23 @@ class JdbcReplayTest {
 		provider.close();
 	}
 
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReplayedSharedAcquireAfterALongExtendRestartsTheShortLeaseAndLetsAWriterInAfterIt(TestDatabase db)
+			throws Exception {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		String key = "replay-shared-extended:" + System.nanoTime();
+		LockRequest shortShared = request(key, OwnerTokens.next(), Duration.ofMillis(50), LockMode.SHARED, false);
+		Lease reader = provider.tryAcquire(shortShared).orElseThrow();
+		assertThat(reader.extend(Duration.ofMinutes(10))).isTrue();
+		Lease replayed = provider.tryAcquire(shortShared).orElseThrow();
+		assertThat(replayed.fencingToken()).isEqualTo(reader.fencingToken());
+		Thread.sleep(200);
+		Lease writer = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30),
+				LockMode.EXCLUSIVE, false)).orElseThrow();
+		assertThat(writer.fencingToken()).isGreaterThan(reader.fencingToken());
+		assertThat(writer.release()).isTrue();
+		provider.close();
+	}
+
 }
