@@ -41,9 +41,17 @@ final class HolderCalls {
 			if (session.update(sql.extendShared, leaseMs, ttl, key, token) != 1) {
 				return false;
 			}
-			session.update(sql.coverSharedLease, leaseMs, key);
+			// Recomputed, not raised: an extend may shorten the lease, and a shared_until left at the longer end would
+			// refuse writers after every shared holder has gone.
+			session.update(sql.recomputeSharedUntil, key, key);
 			return true;
 		});
+	}
+
+	/** Whether the token still holds its lock, live by the database clock; a read that changes nothing. */
+	boolean isHeld(String key, String token, boolean shared, long boundMillis) {
+		return database.run(key, "check ownership of", boundMillis, false,
+				session -> !session.query(sql.heldBy, rs -> 1, key, shared ? token : "", token).isEmpty());
 	}
 
 	/**

@@ -22,7 +22,9 @@ import dev.distlock.core.spi.LockRequest;
  * short transaction that locks the key's row, counts the live shared holders and adds this one. A deadlock or
  * serialisation failure rolled back by the server is a refusal, never an error. An attempt that failed in a way that
  * may have left a grant behind has that grant released by owner token before the error is thrown, then again in the
- * background until the grant could no longer land.
+ * background until the grant could no longer land unseen. A lock without expiry is granted for a provisional lease and
+ * made lasting by a second, owner-checked statement once the grant's reply is in, so a grant whose reply never comes
+ * ends by itself. A replayed acquire (same owner token, lock still held) keeps its fencing token.
  */
 final class JdbcAcquirer {
 
@@ -30,6 +32,21 @@ final class JdbcAcquirer {
 
 	/** Lock IDs and owner names are stored as text of at most this many characters. */
 	static final int MAX_TEXT = 255;
+
+	/** The first delay of the background releases, and the one after a release the database answered again. */
+	private static final long RETRY_MILLIS = 250;
+
+	/** The longest delay between background releases while the database does not answer. */
+	private static final long RETRY_UNANSWERED_MILLIS = 1_000;
+
+	/** The longest delay between background releases once it answers. */
+	private static final long RETRY_MAX_MILLIS = 2_000;
+
+	/**
+	 * How long the background releases go on at most while the database does not answer; a grant landing later still
+	 * ends with the lease it stores (provisional for a lock without expiry).
+	 */
+	static final Duration SWEEP_LIMIT = Duration.ofMinutes(5);
 
 	private final LockDatabase database;
 
@@ -39,11 +56,19 @@ final class JdbcAcquirer {
 
 	private final Duration callTimeout;
 
+	/** Set when the provider closes: background releases the database does not answer stop then. */
+	private volatile boolean closed;
+
 	JdbcAcquirer(LockDatabase database, LockStatements sql, HolderCalls calls, Duration callTimeout) {
 		this.database = database;
 		this.sql = sql;
 		this.calls = calls;
 		this.callTimeout = callTimeout;
+	}
+
+	/** Stops the background releases that find the database out of reach; the others end with their window. */
+	void close() {
+		closed = true;
 	}
 
 	/**
@@ -52,13 +77,13 @@ final class JdbcAcquirer {
 	 * or naming {@code lockId} if it is longer than 255 characters or not well-formed text; nothing is sent then
 	 */
 	Optional<Lease> tryAcquire(LockRequest request) {
-		long leaseMs = request.noExpiry() ? CallBounds.NO_EXPIRY_MS : CallBounds.leaseMillis("timeout", request.lease());
+		long bound = bound(request);
+		long grantMs = grantLeaseMillis(request, bound);
 		checkText("lockId", request.lockId());
 		long start = System.nanoTime();
-		long bound = bound(request);
 		Long fence;
 		try {
-			fence = request.shared() ? grantShared(request, leaseMs, bound) : grantExclusive(request, leaseMs, bound);
+			fence = request.shared() ? grantShared(request, grantMs, bound) : grantExclusive(request, grantMs, bound);
 		}
 		catch (LockStoreException ex) {
 			if (LockDatabase.isRolledBack(ex.getCause())) {
@@ -66,9 +91,25 @@ final class JdbcAcquirer {
 				return Optional.empty();
 			}
 			if (LockDatabase.mayHaveRun(ex.getCause())) {
-				releaseUnknownGrant(request, ex);
+				releaseUnknownGrant(request, bound, ex);
 			}
 			throw ex;
+		}
+		if (fence != null && request.noExpiry()) {
+			boolean lasting;
+			try {
+				lasting = makeLasting(request, bound);
+			}
+			catch (LockStoreException ex) {
+				// The grant holds its provisional lease: released all the same, whatever the second statement did.
+				releaseUnknownGrant(request, bound, ex);
+				throw ex;
+			}
+			if (!lasting) {
+				// Taken away (forced, or by lock ID) between the two statements: not granted after all.
+				logger.debug("Lock '" + request.key() + "' without expiry was gone before it was made lasting");
+				return Optional.empty();
+			}
 		}
 		if (fence == null) {
 			return Optional.empty();
@@ -78,6 +119,26 @@ final class JdbcAcquirer {
 				start + leaseNanos, callTimeout));
 	}
 
+	/**
+	 * The lease the grant statement stores: the request's, or for a lock without expiry a provisional one of twice the
+	 * attempt's bound, made lasting by {@link #makeLasting} once the grant's reply is in. A grant whose reply never
+	 * comes (a statement held up past the client's bound, landing after every clean-up release) is then held by a
+	 * token nobody has only until that provisional lease ends, never indefinitely.
+	 */
+	private static long grantLeaseMillis(LockRequest request, long boundMillis) {
+		return request.noExpiry() ? 2 * boundMillis : CallBounds.leaseMillis("timeout", request.lease());
+	}
+
+	/**
+	 * Turns the provisional lease of a grant without expiry into none, if this token still holds it: the holder's
+	 * owner-checked extend (token, lease still running), so a late copy of it finds the provisional lease over and
+	 * changes nothing. Bounded by the attempt's own bound, so it ends before the provisional lease (twice that).
+	 */
+	private boolean makeLasting(LockRequest request, long boundMillis) {
+		return calls.extend(request.key(), request.token(), request.shared(), CallBounds.NO_EXPIRY_MS, null,
+				boundMillis);
+	}
+
 	private @Nullable Long grantExclusive(LockRequest request, long leaseMs, long bound) {
 		Object ttl = ttl(request, leaseMs);
 		String owner = text(request.owner().owner());
@@ -85,8 +146,9 @@ final class JdbcAcquirer {
 		return database.run(request.key(), "acquire", bound, false, session -> {
 			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
 			// or it exists and is held (the insert writes nothing: refused).
-			Long fence = session.fence(sql.grantExclusive, request.token(), owner, host, request.lockId(), leaseMs,
-					ttl, request.key(), request.token());
+			String token = request.token();
+			Long fence = session.fence(sql.grantExclusive, token, token, token, token, token, token, owner, host,
+					request.lockId(), leaseMs, ttl, request.key(), token);
 			if (fence == null) {
 				fence = session.fence(sql.insertExclusive, request.key(), request.token(), owner, host,
 						request.lockId(), leaseMs, ttl);
@@ -136,19 +198,22 @@ final class JdbcAcquirer {
 					? session.fence(sql.regrantShared, owner, host, request.lockId(), leaseMs, ttl, key, request.token())
 					: session.fence(sql.insertShared, key, request.token(), request.token(), owner, host,
 							request.lockId(), leaseMs, ttl);
-			session.update(sql.afterSharedGrant, fence, leaseMs, key);
+			session.update(sql.afterSharedGrant, fence, key, key);
 			return fence;
 		});
 	}
 
 	/**
 	 * Releases whatever the request's token holds, now and in the background until the grant could no longer land
-	 * (its lease, or for a lock without expiry twice the call timeout, which bounds the statement on the server).
+	 * unseen: for the lease its grant statement stores (for a lock without expiry, the provisional lease), counted
+	 * again from each release that the database did not answer. While the database does not answer, the acquire may
+	 * still be queued before it (a pooled connection, a paused server) and land once it answers again, after every
+	 * release so far; so the releases go on, at most a second apart, and come quickly once it answers again.
 	 */
-	private void releaseUnknownGrant(LockRequest request, LockStoreException acquireError) {
-		long window = request.noExpiry() ? 2 * callTimeout.toNanos()
-				: Math.max(request.lease().toNanos(), 2 * CallBounds.FLOOR.toNanos());
-		long until = System.nanoTime() + window;
+	private void releaseUnknownGrant(LockRequest request, long bound, LockStoreException acquireError) {
+		long window = TimeUnit.MILLISECONDS.toNanos(grantLeaseMillis(request, bound));
+		long now = System.nanoTime();
+		Sweep sweep = new Sweep(request, window, now + window, now + SWEEP_LIMIT.toNanos());
 		try {
 			if (releaseByToken(request)) {
 				logger.info("Released lock '" + request.key() + "': the acquire whose reply failed had been granted");
@@ -156,25 +221,81 @@ final class JdbcAcquirer {
 		}
 		catch (LockStoreException ex) {
 			acquireError.addSuppressed(ex);
+			sweep = sweep.unanswered();
 		}
-		sweep(request, until, 250);
+		sweep.next(RETRY_MILLIS);
 	}
 
-	private void sweep(LockRequest request, long untilNanos, long delayMillis) {
-		if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - untilNanos >= 0) {
-			return;
+	/** The background releases after one failed acquire: until when, and whether the last one went unanswered. */
+	private final class Sweep {
+
+		private final LockRequest request;
+
+		private final long windowNanos;
+
+		private final long untilNanos;
+
+		private final long limitNanos;
+
+		private final boolean unanswered;
+
+		Sweep(LockRequest request, long windowNanos, long untilNanos, long limitNanos) {
+			this(request, windowNanos, untilNanos, limitNanos, false);
 		}
-		CompletableFuture.runAsync(() -> {
-			try {
-				if (releaseByToken(request)) {
-					logger.info("Released lock '" + request.key() + "': a failed acquire landed late");
+
+		private Sweep(LockRequest request, long windowNanos, long untilNanos, long limitNanos, boolean unanswered) {
+			this.request = request;
+			this.windowNanos = windowNanos;
+			this.untilNanos = untilNanos;
+			this.limitNanos = limitNanos;
+			this.unanswered = unanswered;
+		}
+
+		/** After a release the database did not answer: the window starts again from now, up to the limit. */
+		Sweep unanswered() {
+			long now = System.nanoTime();
+			long until = Math.max(untilNanos, Math.min(limitNanos, now + windowNanos));
+			return new Sweep(request, windowNanos, until, limitNanos, true);
+		}
+
+		Sweep answered() {
+			return new Sweep(request, windowNanos, untilNanos, limitNanos, false);
+		}
+
+		void next(long delayMillis) {
+			if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) - untilNanos >= 0) {
+				return;
+			}
+			if (closed && unanswered) {
+				// Closed and the database out of reach (or its pool closed): the stored lease ends the grant.
+				return;
+			}
+			CompletableFuture.runAsync(() -> {
+				Sweep after;
+				try {
+					if (releaseByToken(request)) {
+						logger.info("Released lock '" + request.key() + "': a failed acquire landed late");
+					}
+					after = answered();
 				}
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Release of lock '" + request.key() + "' after a failed acquire failed again", ex);
-			}
-			sweep(request, untilNanos, Math.min(delayMillis * 2, 2_000));
-		}, CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS));
+				catch (RuntimeException ex) {
+					logger.debug("Release of lock '" + request.key() + "' after a failed acquire failed again", ex);
+					after = unanswered();
+				}
+				long nextDelay;
+				if (after.unanswered) {
+					nextDelay = Math.min(delayMillis * 2, RETRY_UNANSWERED_MILLIS);
+				}
+				else if (unanswered) {
+					nextDelay = RETRY_MILLIS; // answering again: a held-up acquire lands about now
+				}
+				else {
+					nextDelay = Math.min(delayMillis * 2, RETRY_MAX_MILLIS);
+				}
+				after.next(nextDelay);
+			}, CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS));
+		}
+
 	}
 
 	private boolean releaseByToken(LockRequest request) {

@@ -89,6 +89,15 @@ public enum JdbcDialect {
 		return this == POSTGRESQL ? "nextval('" + sequence + "')" : "LAST_INSERT_ID(NEXTVAL(" + sequence + "))";
 	}
 
+	/**
+	 * The row's own fencing token when {@code condition} holds (a replayed grant), else the next one; handed back as
+	 * {@link #nextFence} is.
+	 */
+	String keepOrNextFence(String condition, String sequence) {
+		return this == POSTGRESQL ? "CASE WHEN " + condition + " THEN fence ELSE nextval('" + sequence + "') END"
+				: "LAST_INSERT_ID(CASE WHEN " + condition + " THEN fence ELSE NEXTVAL(" + sequence + ") END)";
+	}
+
 	/** Whether statements hand back the fencing token with RETURNING (else through the generated key). */
 	boolean returning() {
 		return this == POSTGRESQL;

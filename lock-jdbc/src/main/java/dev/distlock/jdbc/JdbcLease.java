@@ -67,6 +67,19 @@ final class JdbcLease implements Lease {
 	}
 
 	/**
+	 * {@inheritDoc} One read with the filter of extend and release: the token, and a lease still running on the
+	 * database clock. Bounded like them, never below a healthy round trip.
+	 */
+	@Override
+	public boolean isHeld() {
+		if (released) {
+			return false;
+		}
+		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		return calls.isHeld(key, token, shared, bound);
+	}
+
+	/**
 	 * {@inheritDoc} When the statement finds nothing to release, a read tells whether this token's own release already
 	 * went through (a first attempt whose reply was lost), so a release that worked is never reported as lost.
 	 */

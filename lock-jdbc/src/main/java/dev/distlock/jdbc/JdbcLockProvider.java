@@ -228,9 +228,13 @@ public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSo
 		return settings;
 	}
 
-	/** Stops the purger and the LISTEN connection; the DataSource stays open. */
+	/**
+	 * Stops the purger, the LISTEN connection and the background releases after failed acquires that find the
+	 * database out of reach; the DataSource stays open.
+	 */
 	@Override
 	public synchronized void close() {
+		acquirer.close();
 		if (purger != null) {
 			purger.shutdownNow();
 			purger = null;

@@ -33,6 +33,9 @@ final class LockStatements {
 	/** Whether a row's last release was this token's own (a replayed release answers as the first did). */
 	final String releasedBy;
 
+	/** Whether the token still holds its row (exclusive: the key row; shared: its own), live by the database clock. */
+	final String heldBy;
+
 	/** Locks the key row for a shared grant; reads whether an exclusive holder and a waiting writer are live. */
 	final String lockKeyRow;
 
@@ -48,14 +51,11 @@ final class LockStatements {
 	/** A shared grant to a new holder. */
 	final String insertShared;
 
-	/** After a shared grant: the key row records the token and how long shared holders may last. */
+	/** After a shared grant: the key row records the latest token and how long the live shared holders last. */
 	final String afterSharedGrant;
 
 	/** A shared holder's own extend. */
 	final String extendShared;
-
-	/** After a shared extend: the key row's shared_until covers the new lease. */
-	final String coverSharedLease;
 
 	/** Releases a shared holder while live; the first argument is the release mark (or null). */
 	final String releaseShared;
@@ -120,9 +120,17 @@ final class LockStatements {
 		String insertInto = dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ";
 		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
 		String live = "expires_at > " + now;
-		this.grantExclusive = "UPDATE " + table + " SET token = ?, owner_name = ?, owner_host = ?, lock_id = ?, fence = "
-				+ next + ", acquired_at = " + now + ", renewed_at = NULL, expires_at = " + plus + ", ttl_ms = ?, "
-				+ "released = NULL, waiter = NULL, waiter_until = NULL WHERE lock_key = ? AND holder = '' AND "
+		// A grant to the token that still holds the row (a replayed acquire whose first reply was lost) keeps its
+		// fencing token, acquisition time and a waiting writer's mark, and only restarts the lease. The CASEs come
+		// first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
+		String stillMine = "token = ? AND " + live;
+		this.grantExclusive = "UPDATE " + table + " SET fence = " + dialect.keepOrNextFence(stillMine, sequence)
+				+ ", acquired_at = CASE WHEN " + stillMine + " THEN acquired_at ELSE " + now + " END, "
+				+ "renewed_at = CASE WHEN " + stillMine + " THEN renewed_at ELSE NULL END, "
+				+ "waiter = CASE WHEN " + stillMine + " THEN waiter ELSE NULL END, "
+				+ "waiter_until = CASE WHEN " + stillMine + " THEN waiter_until ELSE NULL END, "
+				+ "token = ?, owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
+				+ "released = NULL WHERE lock_key = ? AND holder = '' AND "
 				+ "(token IS NULL OR expires_at <= " + now + " OR token = ?) AND shared_until <= " + now + returning;
 		this.insertExclusive = insertInto + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
 				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", " + now
@@ -135,6 +143,7 @@ final class LockStatements {
 		this.releaseExclusive = clearExclusive + " AND " + live;
 		this.releaseExclusiveAnyway = clearExclusive;
 		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND released = ?";
+		this.heldBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND " + live;
 		this.lockKeyRow = "SELECT CASE WHEN token IS NOT NULL AND " + live + " THEN 1 ELSE 0 END, "
 				+ "CASE WHEN waiter IS NOT NULL AND waiter_until > " + now + " THEN 1 ELSE 0 END FROM " + table
 				+ " WHERE lock_key = ? AND holder = '' FOR UPDATE";
@@ -142,18 +151,17 @@ final class LockStatements {
 				+ "0, " + epoch + ", " + epoch + ")" + onConflict;
 		this.sharedRows = "SELECT holder, lock_id, CASE WHEN " + live + " THEN 1 ELSE 0 END FROM " + table
 				+ " WHERE lock_key = ? AND holder <> '' AND (" + live + " OR holder = ?)";
-		this.regrantShared = "UPDATE " + table + " SET owner_name = ?, owner_host = ?, lock_id = ?, fence = " + next
-				+ ", acquired_at = " + now + ", renewed_at = NULL, expires_at = " + plus + ", ttl_ms = ?, "
+		// As for the exclusive grant: a holder still live keeps its fencing token and acquisition time.
+		this.regrantShared = "UPDATE " + table + " SET fence = " + dialect.keepOrNextFence(live, sequence)
+				+ ", acquired_at = CASE WHEN " + live + " THEN acquired_at ELSE " + now + " END, "
+				+ "renewed_at = CASE WHEN " + live + " THEN renewed_at ELSE NULL END, "
+				+ "owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
 				+ "released = NULL WHERE lock_key = ? AND holder = ?" + returning;
 		this.insertShared = "INSERT INTO " + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
 				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, ?, ?, ?, ?, ?, " + next + ", " + now + ", "
 				+ plus + ", ?, " + epoch + ")" + returning;
-		this.afterSharedGrant = "UPDATE " + table + " SET fence = ?, shared_until = GREATEST(shared_until, " + plus
-				+ ") WHERE lock_key = ? AND holder = ''";
 		this.extendShared = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
 				+ " WHERE lock_key = ? AND holder = ? AND " + live;
-		this.coverSharedLease = "UPDATE " + table + " SET shared_until = GREATEST(shared_until, " + plus
-				+ ") WHERE lock_key = ? AND holder = ''";
 		String clearShared = "UPDATE " + table + " SET expires_at = " + now + ", released = ?, lock_id = NULL "
 				+ "WHERE lock_key = ? AND holder = ?";
 		this.releaseShared = clearShared + " AND " + live;
@@ -161,6 +169,11 @@ final class LockStatements {
 		this.recomputeSharedUntil = "UPDATE " + table + " SET shared_until = COALESCE((SELECT MAX(s.expires_at) FROM "
 				+ table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > " + now + "), " + epoch
 				+ ") WHERE lock_key = ? AND holder = ''";
+		// Recomputed from the live shared rows, not raised: a replayed grant restarts the holder's lease from now,
+		// which may shorten it, and a shared_until left at the longer end would refuse writers after it ended.
+		this.afterSharedGrant = "UPDATE " + table + " SET fence = GREATEST(fence, ?), shared_until = COALESCE((SELECT "
+				+ "MAX(s.expires_at) FROM " + table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > "
+				+ now + "), " + epoch + ") WHERE lock_key = ? AND holder = ''";
 		this.isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live;
 		this.remaining = "SELECT " + dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE "
 				+ epoch + " END, shared_until)") + " FROM " + table + " WHERE lock_key = ? AND holder = ''";

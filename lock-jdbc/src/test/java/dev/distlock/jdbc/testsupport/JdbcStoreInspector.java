@@ -35,6 +35,13 @@ public final class JdbcStoreInspector {
 		return keys("ttl_ms IS NULL AND expires_at > " + now() + " AND (holder <> '' OR token IS NOT NULL)", prefix);
 	}
 
+	/** Keys under the prefix whose holder's lease (key row or shared row) runs more than a year from now. */
+	public List<String> heldForYears(String prefix) {
+		String yearOn = dialect == JdbcDialect.POSTGRESQL ? "clock_timestamp() + INTERVAL '366 days'"
+				: "UTC_TIMESTAMP(6) + INTERVAL 366 DAY";
+		return keys("expires_at > " + yearOn + " AND (holder <> '' OR token IS NOT NULL)", prefix);
+	}
+
 	/** Keys under the prefix that anyone holds now, exclusive or shared. */
 	public List<String> held(String prefix) {
 		return keys("expires_at > " + now() + " AND (holder <> '' OR token IS NOT NULL)", prefix);

@@ -1,0 +1,123 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import dev.distlock.core.LockMode;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.internal.OwnerTokens;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.jdbc.testsupport.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A command sent twice with the same owner token (a client replaying it after a lost reply) answers as the first did
+ * and changes nothing else, and a shared holder that shortens its lease does not keep writers out past it.
+ */
+class JdbcReplayTest {
+
+	private static final OwnerDetails OWNER = new OwnerDetails("replay-test", "host");
+
+	private static LockRequest request(String key, String token, Duration lease, LockMode mode, boolean noExpiry) {
+		return new LockRequest(key, token, lease, mode, mode == LockMode.SHARED ? 3 : 1, OWNER, null, noExpiry);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReplayedExclusiveAcquireOfAHeldLockAnswersItsFencingTokenAndKeepsItsAcquisitionTime(TestDatabase db)
+			throws Exception {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		for (boolean noExpiry : List.of(false, true)) {
+			String key = "replay-exclusive:" + noExpiry + ":" + System.nanoTime();
+			LockRequest request = request(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.EXCLUSIVE,
+					noExpiry);
+			Lease first = provider.tryAcquire(request).orElseThrow();
+			LockInfo before = provider.status(StatusQuery.held().withKeyPrefix(key)).get(0);
+			Thread.sleep(20);
+			Lease replayed = provider.tryAcquire(request).orElseThrow();
+			assertThat(replayed.fencingToken()).as("replay's fencing token, noExpiry=" + noExpiry)
+				.isEqualTo(first.fencingToken());
+			List<LockInfo> after = provider.status(StatusQuery.held().withKeyPrefix(key));
+			assertThat(after).hasSize(1);
+			assertThat(after.get(0).fencingToken()).isEqualTo(first.fencingToken());
+			assertThat(after.get(0).acquiredAt()).isEqualTo(before.acquiredAt());
+			// The next holder still gets a larger token: the replay drew none the key's order depends on.
+			assertThat(replayed.release()).isTrue();
+			Lease next = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30),
+					LockMode.EXCLUSIVE, false)).orElseThrow();
+			assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
+			assertThat(next.release()).isTrue();
+		}
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReplayedSharedAcquireAnswersItsOwnFencingTokenNotAnotherReaders(TestDatabase db) {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		String key = "replay-shared:" + System.nanoTime();
+		LockRequest first = request(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.SHARED, false);
+		Lease one = provider.tryAcquire(first).orElseThrow();
+		Lease two = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.SHARED,
+				false)).orElseThrow();
+		assertThat(two.fencingToken()).isGreaterThan(one.fencingToken());
+		Lease replayed = provider.tryAcquire(first).orElseThrow();
+		assertThat(replayed.fencingToken()).isEqualTo(one.fencingToken());
+		// Still two holders, and the key's latest token is still the second reader's.
+		assertThat(provider.status(StatusQuery.held().withKeyPrefix(key))).singleElement()
+			.satisfies(info -> assertThat(info.holders()).isEqualTo(2))
+			.satisfies(info -> assertThat(info.fencingToken()).isEqualTo(two.fencingToken()));
+		assertThat(one.release()).isTrue();
+		assertThat(two.release()).isTrue();
+		// The replay did not lower the key's latest token: the next grant is above both readers'.
+		Lease writer = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30),
+				LockMode.EXCLUSIVE, false)).orElseThrow();
+		assertThat(writer.fencingToken()).isGreaterThan(two.fencingToken());
+		assertThat(writer.release()).isTrue();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aSharedHolderThatShortensItsLeaseLetsAWriterInOnceItEnds(TestDatabase db) throws Exception {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		String key = "shorten-shared:" + System.nanoTime();
+		Lease reader = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.SHARED,
+				false)).orElseThrow();
+		assertThat(reader.extend(Duration.ofMinutes(10))).isTrue();
+		assertThat(reader.extend(Duration.ofMillis(50))).isTrue();
+		Thread.sleep(200);
+		assertThat(reader.release()).as("release after the shortened lease ended").isFalse();
+		Lease writer = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30),
+				LockMode.EXCLUSIVE, false)).orElseThrow();
+		assertThat(writer.release()).isTrue();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReplayedSharedAcquireAfterALongExtendRestartsTheShortLeaseAndLetsAWriterInAfterIt(TestDatabase db)
+			throws Exception {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		String key = "replay-shared-extended:" + System.nanoTime();
+		LockRequest shortShared = request(key, OwnerTokens.next(), Duration.ofMillis(50), LockMode.SHARED, false);
+		Lease reader = provider.tryAcquire(shortShared).orElseThrow();
+		assertThat(reader.extend(Duration.ofMinutes(10))).isTrue();
+		Lease replayed = provider.tryAcquire(shortShared).orElseThrow();
+		assertThat(replayed.fencingToken()).isEqualTo(reader.fencingToken());
+		Thread.sleep(200);
+		Lease writer = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30),
+				LockMode.EXCLUSIVE, false)).orElseThrow();
+		assertThat(writer.fencingToken()).isGreaterThan(reader.fencingToken());
+		assertThat(writer.release()).isTrue();
+		provider.close();
+	}
+
+}
