@@ -206,25 +206,38 @@ class JdbcStoreTest {
 	@EnumSource(TestDatabase.class)
 	void aLockIdThatCannotBeStoredIsRefusedBeforeAnythingIsSent(TestDatabase db) {
 		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		String prefix = "bad-id:" + System.nanoTime();
 		for (String bad : List.of("a\u0000b", "x\uD800y", "i".repeat(256))) {
-			LockRequest request = new LockRequest("bad-id:" + System.nanoTime(), "t", Duration.ofSeconds(1),
-					LockMode.EXCLUSIVE, 1, OWNER, bad, false);
-			assertThatThrownBy(() -> provider.tryAcquire(request)).isInstanceOf(InvalidLockOptionException.class)
+			// The core refuses these when the request is built (LockIds); the provider checks again on its own.
+			assertThatThrownBy(() -> provider.tryAcquire(new LockRequest(prefix, "t", Duration.ofSeconds(1),
+					LockMode.EXCLUSIVE, 1, OWNER, bad, false))).isInstanceOf(InvalidLockOptionException.class)
 				.hasMessageContaining("lockId");
 		}
+		assertThat(inspector.rows(prefix)).as("nothing sent").isEmpty();
 		provider.close();
 	}
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void ownerNamesWithNulAndLoneSurrogatesAreStoredReadably(TestDatabase db) {
+	void ownerNamesThatCannotBeStoredAreRefusedAndOthersAreStoredExactly(TestDatabase db) {
 		String key = "owner:" + System.nanoTime();
 		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		// NUL and lone surrogates never reach the store: the core refuses them, naming the option (LockIds).
+		for (String bad : List.of("bad\u0000owner", "bad\uD800owner")) {
+			assertThatThrownBy(() -> provider.tryAcquire(new LockRequest(key, "t" + System.nanoTime(),
+					Duration.ofSeconds(30), LockMode.EXCLUSIVE, 1, new OwnerDetails(bad, "h"))))
+				.isInstanceOf(InvalidLockOptionException.class)
+				.hasMessageContaining("owner");
+		}
+		assertThat(inspector.rows(key)).as("nothing sent").isEmpty();
+		String readable = "propriétaire 🔒 ✓";
 		LockRequest request = new LockRequest(key, "t" + System.nanoTime(), Duration.ofSeconds(30), LockMode.EXCLUSIVE,
-				1, new OwnerDetails("bad\u0000\uD800owner", "h"));
+				1, new OwnerDetails(readable, "h"));
 		Lease lease = provider.tryAcquire(request).orElseThrow();
 		assertThat(provider.status(StatusQuery.held().withKeyPrefix(key))).extracting(LockInfo::owner)
-			.containsExactly("bad\uFFFD\uFFFDowner");
+			.containsExactly(readable);
 		assertThat(lease.release()).isTrue();
 		provider.close();
 	}
