@@ -118,12 +118,19 @@ for i = 1, n do
 		if not (forever and mine[i] and redis.call('ZSCORE', lock, ARGV[a + 1]) == 'inf') then
 			redis.call('ZADD', lock, now + tonumber(ARGV[a + 2]), ARGV[a + 1])
 		end
+		if not mine[i] then
+			forgetRelease(fence, ARGV[a + 1])
+		end
 	elseif mine[i] then
 		if not (forever and redis.call('PTTL', lock) == -1) then
 			redis.call('PEXPIRE', lock, ARGV[a + 2])
 		end
 	else
 		redis.call('SET', lock, ARGV[a + 1], 'PX', ARGV[a + 2])
+		local released = redis.call('HGET', fence, 'r')
+		if released == ARGV[a + 1] or released == ARGV[a + 1] .. ' unlocked' then
+			redis.call('HDEL', fence, 'r') -- granted again after its own release: see acquire.lua
+		end
 	end
 	if mine[i] then
 		local own = shared and redis.call('HGET', KEYS[7 * i], ARGV[a + 1])

@@ -51,7 +51,12 @@ local function record(at)
 end
 if granted then
 	local t = redis.call('TIME')
-	local last = redis.call('HMGET', KEYS[2], 'n', 'owner', 'host', 'mode')
+	local last = redis.call('HMGET', KEYS[2], 'n', 'owner', 'host', 'mode', 'r')
+	if last[5] == ARGV[1] or last[5] == ARGV[1] .. ' unlocked' then
+		-- This token released the key before and is granted again (a late replay of its acquire): forget that
+		-- release, so the loss of this grant is never answered as the earlier release (see release.lua).
+		redis.call('HDEL', KEYS[2], 'r')
+	end
 	local fence = string.format('%.0f', math.max(tonumber(last[1] or '0') + 1, t[1] * 1000000 + t[2]))
 	local at = string.format('%.0f', t[1] * 1000 + math.floor(t[2] / 1000))
 	if last[2] == ARGV[4] and last[3] == ARGV[5] and last[4] == 'x' then

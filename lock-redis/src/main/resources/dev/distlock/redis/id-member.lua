@@ -34,6 +34,9 @@ elseif kind == 'zset' then
 	elseif score and tonumber(score) > now then
 		held = true
 		remaining = tonumber(score) - now
+	elseif score then
+		-- Expired by this script's clock, while the set may live until the end of this millisecond: see extend-shared.
+		pruneExpired(KEYS[1], KEYS[4], now)
 	end
 end
 local fence = redis.call('HGET', KEYS[2], 'n') or '0'

@@ -51,6 +51,20 @@ local function rememberRelease(fence, member, now, window)
 	end
 	redis.pcall('HSET', fence, 'rs', cjson.encode(kept))
 end
+-- A new place for a token forgets the token's earlier releases (a late replay of its acquire granted it again), so
+-- the loss of the new place is never answered as the earlier release.
+local function forgetRelease(fence, token)
+	local text = redis.call('HGET', fence, 'rs')
+	if text then
+		local kept = {}
+		for _, each in ipairs(cjson.decode(text)) do
+			if each[1] ~= token and each[1] ~= token .. ' unlocked' then
+				kept[#kept + 1] = each
+			end
+		end
+		redis.pcall('HSET', fence, 'rs', cjson.encode(kept))
+	end
+end
 local function releasedBefore(fence, member)
 	local text = redis.call('HGET', fence, 'rs')
 	if text then
