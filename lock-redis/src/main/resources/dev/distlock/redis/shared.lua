@@ -95,10 +95,12 @@ local function expireIdsWithLongestRecord(ids, retention, now)
 end
 -- The fence hash lives at least as long as its lock, so a holder's fencing token is always there to answer with:
 -- extending a lock to leaseMs extends its fence hash when that would end sooner; a lock without expiry (leaseMs -1)
--- makes it persistent, and a persistent one whose lock gets a lease again lives the retention from then.
+-- makes it persistent, and a persistent one whose lock gets a lease again lives the retention from then. A lock
+-- already gone (leaseMs -2, the PTTL of a missing key: a lease of 1 ms can end inside the script that granted it)
+-- never makes it persistent: it lives the retention.
 local function keepFence(fence, leaseMs, retention)
 	local ttl = redis.call('PTTL', fence)
-	if leaseMs < 0 then
+	if leaseMs == -1 then
 		redis.call('PERSIST', fence)
 	elseif ttl == -1 then
 		redis.call('PEXPIRE', fence, math.max(retention, leaseMs))
