@@ -1,6 +1,7 @@
 package dev.distlock.mongo;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Date;
@@ -85,8 +86,14 @@ final class MongoLockIds {
 				.get(member.field(), Document.class);
 			// Seen from the server time the renewal stamped: the whole new lease is left.
 			long renewedAt = holder.getDate(LockDocuments.AT).getTime();
-			renewed.add(MongoLockStatus.holderInfo(after, holder,
-					member.field() == null ? LockMode.EXCLUSIVE : LockMode.SHARED, renewedAt));
+			LockInfo info = MongoLockStatus.holderInfo(after, holder,
+					member.field() == null ? LockMode.EXCLUSIVE : LockMode.SHARED, renewedAt);
+			// A renewal in the grant's own millisecond stamps an 'at' equal to the grant's, which status reads as
+			// never renewed; this answer is the renewal, so it says when.
+			renewed.add(info.renewedAt() != null ? info
+					: new LockInfo(info.key(), info.mode(), info.owner(), info.host(), info.fencingToken(),
+							info.acquiredAt(), info.remaining(), info.holders(), info.lockId(),
+							Instant.ofEpochMilli(renewedAt), info.ttl()));
 		}
 		return new LockRenewal(lockId, renewed, expired);
 	}
