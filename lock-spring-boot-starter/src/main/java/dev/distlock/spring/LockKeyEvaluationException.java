@@ -14,12 +14,18 @@ import dev.distlock.core.DistributedLockException;
  */
 public class LockKeyEvaluationException extends DistributedLockException {
 
+	private final String method;
+
+	private final String expression;
+
 	/**
 	 * Creates the error for the method and expression.
 	 */
 	public LockKeyEvaluationException(Method method, String expression, @Nullable Throwable cause) {
 		super(null, "Lock key expression '" + expression + "' of " + Methods.describe(method) + " failed"
 				+ (cause != null ? ": " + describe(cause) : ""), cause);
+		this.method = Methods.describe(method);
+		this.expression = expression;
 	}
 
 	/**
@@ -28,6 +34,24 @@ public class LockKeyEvaluationException extends DistributedLockException {
 	public LockKeyEvaluationException(Method method, String expression, String reason, @Nullable Throwable cause) {
 		super(null, "Lock key expression '" + expression + "' of " + Methods.describe(method) + " failed: " + reason,
 				cause);
+		this.method = Methods.describe(method);
+		this.expression = expression;
+	}
+
+	/**
+	 * The method whose key failed, as {@code OrderService.place(Order)}.
+	 * @return the method's description
+	 */
+	public String method() {
+		return method;
+	}
+
+	/**
+	 * The key expression that failed, as written on the annotation.
+	 * @return the expression
+	 */
+	public String expression() {
+		return expression;
 	}
 
 	// SpEL's own messages say enough; a method's exception (such as substring's) needs its type to be understood.

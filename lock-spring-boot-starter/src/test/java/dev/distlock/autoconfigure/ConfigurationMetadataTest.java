@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.jayway.jsonpath.JsonPath;
+import com.mongodb.WriteConcern;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanWrapper;
@@ -76,6 +77,12 @@ class ConfigurationMetadataTest {
 		assertThat(defaultOf(json, "distributed-lock.enabled")).isEqualTo(true);
 		assertThat(defaultOf(json, "distributed-lock.mongo.write-concern")).isEqualTo("majority");
 		assertThat(defaultOf(json, "distributed-lock.web.problem-details.enabled")).isEqualTo(true);
+		assertThat(defaultOf(json, "distributed-lock.aop.order")).isEqualTo(Integer.MAX_VALUE);
+		assertThat(defaultOf(json, "management.health.locks.enabled")).isEqualTo(true);
+		List<String> writeConcerns = JsonPath.read(json,
+				"$.hints[?(@.name == 'distributed-lock.mongo.write-concern')].values[*].value");
+		assertThat(writeConcerns).contains("majority", "w1", "journaled", "acknowledged");
+		writeConcerns.forEach(value -> assertThat(WriteConcern.valueOf(value)).as(value).isNotNull());
 	}
 
 	/**
@@ -94,8 +101,9 @@ class ConfigurationMetadataTest {
 		for (Map<String, Object> property : properties) {
 			String name = (String) property.get("name");
 			if (!name.startsWith("distributed-lock.")) {
-				// management.endpoint.locks.*: written by the processor from the @Endpoint annotation, not by hand.
-				assertThat(name).startsWith("management.endpoint.locks.");
+				// management.endpoint.locks.*: written by the processor from the @Endpoint annotation, not by hand;
+				// management.health.locks.enabled: read by Boot's health contributor condition, bound by no class here.
+				assertThat(name).matches("management\\.endpoint\\.locks\\..*|management\\.health\\.locks\\.enabled");
 				continue;
 			}
 			BeanWrapper owner = bound.stream()

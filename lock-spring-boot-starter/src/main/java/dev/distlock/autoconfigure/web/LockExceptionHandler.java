@@ -21,11 +21,13 @@ import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.spring.LockKeyEvaluationException;
 
 /**
  * Turns lock errors into RFC 9457 problem details for Spring MVC and WebFlux: a lock not acquired is 409 Conflict (with
- * the key, attempts and wait), an unreachable lock store 503, an invalid key 400. Ordered last, so the application's
- * own {@code @ExceptionHandler} methods and advice win.
+ * the key, attempts and wait), an unreachable lock store 503, an invalid key 400, a key expression that failed 500
+ * naming the method. Every body names the key as the store holds it, the template's prefix included. Ordered last, so
+ * the application's own {@code @ExceptionHandler} methods and advice win.
  */
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
@@ -91,12 +93,37 @@ public class LockExceptionHandler {
 		return ResponseEntity.status(HttpStatus.BAD_REQUEST).body(problem);
 	}
 
-	private static ProblemDetail problem(HttpStatus status, String detail, DistributedLockException ex) {
+	/**
+	 * 500 Internal Server Error: a key expression failed for this call (a method missing on the argument, such as a
+	 * typo, or one that threw). It is a fault in the application, not in the request, so it is logged at error with its
+	 * cause; the body names the method and the expression, which are code, and leaves the cause out.
+	 * @param ex the error, naming the method and the expression
+	 * @return the problem
+	 */
+	@ExceptionHandler
+	public ResponseEntity<ProblemDetail> keyExpressionFailed(LockKeyEvaluationException ex) {
+		logger.error("Answering 500 Internal Server Error: " + ex.getMessage(), ex.getCause());
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+				"The lock key expression of " + ex.method() + " failed");
+		problem.setProperty("method", ex.method());
+		problem.setProperty("expression", ex.expression());
+		return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body(problem);
+	}
+
+	private ProblemDetail problem(HttpStatus status, String detail, DistributedLockException ex) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		if (ex.key() != null) {
-			problem.setProperty("key", ex.key());
+			problem.setProperty("key", storeKey(ex));
 		}
 		return problem;
+	}
+
+	// One form in every body: the key as the store holds it. Errors from the store side carry it already; a key refused
+	// before it was prefixed (built from the request, checked before the prefix went on) gets the prefix here.
+	private String storeKey(DistributedLockException ex) {
+		String key = String.valueOf(ex.key());
+		String prefix = template.keyPrefix();
+		return (ex instanceof InvalidLockKeyException && !key.startsWith(prefix)) ? prefix + key : key;
 	}
 
 	// The store does not say how long the holder has left when it refuses a lock, so the lease is known only when the

@@ -125,14 +125,28 @@ class LockProblemDetailsMvcTest {
 	}
 
 	@Test
-	void tooLongKeyIsA400NamingTheKey() {
+	void tooLongKeyIsA400NamingTheKeyAsTheStoreWouldHoldIt() {
 		String id = "x".repeat(600);
-		// The error shortens a key too long to print whole.
+		// The error shortens a key too long to print whole; the prefix is there, as in the 409 and 503 bodies.
 		assertThat(mvc.post().uri("/seats/" + id)).hasStatus(HttpStatus.BAD_REQUEST)
 			.bodyJson()
 			.extractingPath("$.key")
 			.asString()
-			.startsWith("seat:xxxxxxxxxx");
+			.startsWith("shop:seat:xxxxxxxxxx");
+	}
+
+	@Test
+	void typoInAKeyExpressionIsA500NamingTheMethodAndTheExpression(CapturedOutput output) throws Exception {
+		MvcTestResult result = mvc.get().uri("/orders/sku-1").exchange();
+		assertThat(result).hasStatus(HttpStatus.INTERNAL_SERVER_ERROR)
+			.hasContentType(MediaType.APPLICATION_PROBLEM_JSON);
+		assertThat(result).bodyJson()
+			.extractingPath("$.detail")
+			.isEqualTo("The lock key expression of Seats.order(String) failed");
+		assertThat(result).bodyJson().extractingPath("$.method").isEqualTo("Seats.order(String)");
+		assertThat(result).bodyJson().extractingPath("$.expression").isEqualTo("'order:' + #sku.lenght()");
+		assertThat(output).contains("ERROR").contains("lenght");
+		assertThat(template.isLocked("order:sku-1")).isFalse();
 	}
 
 }

@@ -58,6 +58,13 @@ class SeatsApplication {
 			return Mono.just("held " + id);
 		}
 
+		// A typo in the key expression: String has length(), not lenght(). Startup cannot see it.
+		@GetMapping("/orders/{sku}")
+		@DistributedLock(key = "'order:' + #sku.lenght()")
+		public String order(@PathVariable String sku) {
+			return "ordered " + sku;
+		}
+
 		@GetMapping("/notes")
 		@DistributedLock(key = "'note:' + #name")
 		public String note(@RequestParam(required = false) @Nullable String name) {
