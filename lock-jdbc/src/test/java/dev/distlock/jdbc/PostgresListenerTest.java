@@ -6,6 +6,7 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import com.zaxxer.hikari.HikariDataSource;
 
@@ -21,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * One LISTEN connection per JVM and DataSource on PostgreSQL: providers on one DataSource share it, a release made
  * elsewhere wakes the waiters of each through it, and it is closed (listening to nothing) when the last provider closes.
- * The server's own view counts it: the backends of a pool with its own {@code application_name} whose last statement
- * was a LISTEN.
+ * When the server ends it, it is opened again and wakes waiters as before. The server's own view counts it: the
+ * backends of a pool with its own {@code application_name} whose last statement was a LISTEN.
  */
 class PostgresListenerTest {
 
@@ -95,6 +96,47 @@ class PostgresListenerTest {
 			Thread.sleep(500);
 			assertThat(listeners(DB.dataSource(), application)).isZero();
 			provider.close();
+		}
+	}
+
+	@Test
+	void aListenConnectionTheServerEndsIsOpenedAgainAndWakesWaitersAfterwards() throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			JdbcLockProvider waiter = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition waiting = waiter.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty();
+				awaitListeners(admin, application, 1);
+				waiting.awaitSignal(Duration.ZERO);
+
+				JdbcTemplate jdbc = new JdbcTemplate(admin);
+				int first = jdbc.queryForObject("SELECT pid FROM pg_stat_activity WHERE application_name = ? "
+						+ "AND query ILIKE 'listen%'", Integer.class, application);
+				assertThat(jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, first)).isTrue();
+				// The break wakes the waiter (a release may have gone unseen), and the connection is opened again.
+				assertThat(waiting.awaitSignal(PATIENCE)).isTrue();
+				long deadline = System.nanoTime() + PATIENCE.toNanos();
+				while (jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND "
+						+ "query ILIKE 'listen%' AND pid <> ?", Integer.class, application, first) != 1
+						&& System.nanoTime() - deadline < 0) {
+					Thread.sleep(50);
+				}
+				awaitListeners(admin, application, 1);
+				waiting.awaitSignal(Duration.ZERO);
+
+				assertThat(held.release()).isTrue();
+				assertThat(grantedAfterWakeUps(waiting)).as("woken after the release, through the new connection")
+					.isTrue();
+			}
+			waiter.close();
+			awaitListeners(admin, application, 0);
+		}
+		finally {
+			holder.close();
 		}
 	}
 
