@@ -65,19 +65,27 @@ final class HolderCalls {
 	boolean release(String key, String token, boolean shared, boolean byHolder, boolean onlyLive, long boundMillis) {
 		String mark = byHolder ? token : null;
 		boolean released = database.run(key, "release", boundMillis, shared, session -> {
+			boolean postgres = session.dialect() == JdbcDialect.POSTGRESQL;
 			int rows;
-			if (!shared) {
+			if (!shared && postgres) {
+				// One round trip: the release and its NOTIFY in one statement.
+				String statement = onlyLive ? sql.releaseExclusiveNotifying : sql.releaseExclusiveAnywayNotifying;
+				rows = session.query(statement, rs -> 1, mark, key, token, channel).size();
+			}
+			else if (!shared) {
 				rows = session.update(onlyLive ? sql.releaseExclusive : sql.releaseExclusiveAnyway, mark, key, token);
 			}
 			else {
 				session.query(sql.lockKeyRow, rs -> 1, key);
 				rows = session.update(onlyLive ? sql.releaseShared : sql.releaseSharedAnyway, mark, key, token);
-				if (rows > 0) {
+				if (rows > 0 && postgres) {
+					session.query(sql.recomputeSharedUntilNotifying, rs -> 1, key, key, channel);
+				}
+				else if (rows > 0) {
 					session.update(sql.recomputeSharedUntil, key, key);
 				}
 			}
 			if (rows > 0) {
-				notifyOthers(session, key);
 				return true;
 			}
 			return byHolder && !session.query(sql.releasedBy, rs -> 1, key, shared ? token : "", token).isEmpty();

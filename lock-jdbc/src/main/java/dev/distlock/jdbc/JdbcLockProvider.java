@@ -229,8 +229,9 @@ public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSo
 	}
 
 	/**
-	 * Stops the purger, the LISTEN connection and the background releases after failed acquires that find the
-	 * database out of reach; the DataSource stays open.
+	 * Stops the purger and the background releases after failed acquires that find the database out of reach, and
+	 * leaves the JVM's LISTEN connection on the DataSource (closed when the last provider on it leaves); the
+	 * DataSource stays open.
 	 */
 	@Override
 	public synchronized void close() {

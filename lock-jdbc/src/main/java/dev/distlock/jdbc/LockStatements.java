@@ -1,5 +1,7 @@
 package dev.distlock.jdbc;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Every statement the provider sends, for one dialect and table, built once. Each time comparison is on the database
  * clock inside the statement ({@link JdbcDialect#now()}). The acquire path touches one row by its primary key; only
@@ -29,6 +31,15 @@ final class LockStatements {
 
 	/** Releases whatever the token holds exclusively, live or not (after an acquire of unknown outcome). */
 	final String releaseExclusiveAnyway;
+
+	/**
+	 * On PostgreSQL, {@link #releaseExclusive} and the NOTIFY of the release in one statement, returning a row only
+	 * when it released; the last argument is the channel. Null on MySQL/MariaDB.
+	 */
+	final @Nullable String releaseExclusiveNotifying;
+
+	/** On PostgreSQL, {@link #releaseExclusiveAnyway} and its NOTIFY in one statement, as above; null elsewhere. */
+	final @Nullable String releaseExclusiveAnywayNotifying;
 
 	/** Whether a row's last release was this token's own (a replayed release answers as the first did). */
 	final String releasedBy;
@@ -65,6 +76,9 @@ final class LockStatements {
 
 	/** After a shared release: shared_until becomes the latest end among the live shared holders. */
 	final String recomputeSharedUntil;
+
+	/** On PostgreSQL, {@link #recomputeSharedUntil} and the NOTIFY of the key in one statement; null elsewhere. */
+	final @Nullable String recomputeSharedUntilNotifying;
 
 	/** Whether anyone holds the key. */
 	final String isLocked;
@@ -142,6 +156,8 @@ final class LockStatements {
 				+ "WHERE lock_key = ? AND holder = '' AND token = ?";
 		this.releaseExclusive = clearExclusive + " AND " + live;
 		this.releaseExclusiveAnyway = clearExclusive;
+		this.releaseExclusiveNotifying = notifying(dialect, releaseExclusive);
+		this.releaseExclusiveAnywayNotifying = notifying(dialect, releaseExclusiveAnyway);
 		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND released = ?";
 		this.heldBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND " + live;
 		this.lockKeyRow = "SELECT CASE WHEN token IS NOT NULL AND " + live + " THEN 1 ELSE 0 END, "
@@ -169,6 +185,7 @@ final class LockStatements {
 		this.recomputeSharedUntil = "UPDATE " + table + " SET shared_until = COALESCE((SELECT MAX(s.expires_at) FROM "
 				+ table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > " + now + "), " + epoch
 				+ ") WHERE lock_key = ? AND holder = ''";
+		this.recomputeSharedUntilNotifying = notifying(dialect, recomputeSharedUntil);
 		// Recomputed from the live shared rows, not raised: a replayed grant restarts the holder's lease from now,
 		// which may shorten it, and a shared_until left at the longer end would refuse writers after it ended.
 		this.afterSharedGrant = "UPDATE " + table + " SET fence = GREATEST(fence, ?), shared_until = COALESCE((SELECT "
@@ -200,6 +217,18 @@ final class LockStatements {
 				+ " AND shared_until < " + dialect.nowMinusMillis() + " AND (waiter_until IS NULL OR waiter_until < "
 				+ now + ") ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
 		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
+	}
+
+	/**
+	 * The update and a NOTIFY per row it wrote, in one statement on PostgreSQL: a data-modifying CTE runs exactly once,
+	 * and {@code pg_notify} is called for each row it returns (none when it wrote none), delivered when the statement
+	 * commits. Null on MySQL/MariaDB, which have no notifications.
+	 */
+	private static @Nullable String notifying(JdbcDialect dialect, String update) {
+		if (dialect != JdbcDialect.POSTGRESQL) {
+			return null;
+		}
+		return "WITH written AS (" + update + " RETURNING lock_key) SELECT pg_notify(?, lock_key) FROM written";
 	}
 
 	JdbcDialect dialect() {

@@ -2,6 +2,7 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.postgresql.PGConnection;
@@ -16,17 +17,21 @@ final class PostgresNotifications {
 	private PostgresNotifications() {
 	}
 
-	/** Blocks up to {@code millis} for notifications on the LISTEN connection and returns their payloads (keys). */
-	static List<String> poll(Connection connection, int millis) throws SQLException {
+	/** One notification: the channel (a lock table's name) and the payload (the released key). */
+	record Notification(String channel, String key) {
+	}
+
+	/** Blocks up to {@code millis} for notifications on the LISTEN connection and returns them. */
+	static List<Notification> poll(Connection connection, int millis) throws SQLException {
 		PGNotification[] notifications = connection.unwrap(PGConnection.class).getNotifications(millis);
 		if (notifications == null || notifications.length == 0) {
 			return List.of();
 		}
-		String[] keys = new String[notifications.length];
-		for (int i = 0; i < notifications.length; i++) {
-			keys[i] = notifications[i].getParameter();
+		List<Notification> received = new ArrayList<>(notifications.length);
+		for (PGNotification notification : notifications) {
+			received.add(new Notification(notification.getName(), notification.getParameter()));
 		}
-		return List.of(keys);
+		return received;
 	}
 
 }

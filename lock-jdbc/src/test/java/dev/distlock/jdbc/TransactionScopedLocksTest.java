@@ -1,0 +1,204 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import dev.distlock.core.LockStoreException;
+import dev.distlock.jdbc.testsupport.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Transaction-scoped locks on a real PostgreSQL: held exactly as long as the Spring transaction that took them
+ * (commit or rollback ends them), never by two transactions at once, and refused with a typed error outside a
+ * transaction or on MariaDB.
+ */
+class TransactionScopedLocksTest {
+
+	/** Generous waits for a loaded machine; none is a speed bound. */
+	private static final Duration PATIENCE = Duration.ofMinutes(2);
+
+	private static HikariDataSource pool;
+
+	private static TransactionTemplate tx;
+
+	private static TransactionScopedLocks locks;
+
+	private static JdbcTemplate jdbc;
+
+	@BeforeAll
+	static void pool() {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		pool = db.pool(db.jdbcUrl(db.port()), 12);
+		tx = new TransactionTemplate(new DataSourceTransactionManager(pool));
+		locks = new TransactionScopedLocks(pool);
+		jdbc = new JdbcTemplate(pool);
+	}
+
+	@AfterAll
+	static void close() {
+		pool.close();
+	}
+
+	private static String key() {
+		return "xact:" + System.nanoTime();
+	}
+
+	@Test
+	void transactionsOnOneKeyNeverOverlapAndEachGetsItInTurn() throws Exception {
+		String key = key();
+		int threads = 8;
+		int rounds = 5;
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		int[] counter = { 0 };
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				futures.add(executor.submit(() -> {
+					for (int i = 0; i < rounds; i++) {
+						tx.executeWithoutResult(status -> {
+							assertThat(locks.lock(key, PATIENCE)).isTrue();
+							if (inside.incrementAndGet() > 1) {
+								overlaps.incrementAndGet();
+							}
+							int read = counter[0];
+							jdbc.queryForObject("SELECT 1 FROM pg_sleep(0.002)", Integer.class);
+							counter[0] = read + 1;
+							inside.decrementAndGet();
+						});
+					}
+				}));
+			}
+			for (Future<?> future : futures) {
+				future.get(5, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(overlaps).hasValue(0);
+		assertThat(counter[0]).isEqualTo(threads * rounds);
+	}
+
+	@Test
+	void theLockIsHeldUntilTheTransactionCommitsAndAWaiterGetsItThen() throws Exception {
+		String key = key();
+		CountDownLatch held = new CountDownLatch(1);
+		CountDownLatch commit = new CountDownLatch(1);
+		Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
+			assertThat(locks.tryLock(key)).isTrue();
+			held.countDown();
+			await(commit);
+		}));
+		holder.start();
+		await(held);
+
+		tx.executeWithoutResult(status -> {
+			assertThat(locks.tryLock(key)).as("held by the other transaction").isFalse();
+			assertThat(locks.lock(key, Duration.ofMillis(200))).as("a wait that runs out").isFalse();
+			// The transaction goes on after the timed-out wait, its own lock_timeout unchanged.
+			assertThat(jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("0");
+			commit.countDown();
+			assertThat(locks.lock(key, PATIENCE)).as("granted when the holder commits").isTrue();
+			assertThat(locks.tryLock(key)).as("a transaction holding it takes it again").isTrue();
+			assertThat(jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("0");
+		});
+		holder.join(PATIENCE.toMillis());
+	}
+
+	@Test
+	void aRollbackReleasesTheLock() {
+		String key = key();
+		tx.executeWithoutResult(status -> {
+			assertThat(locks.tryLock(key)).isTrue();
+			status.setRollbackOnly();
+		});
+		Boolean again = tx.execute(status -> locks.tryLock(key));
+		assertThat(again).isTrue();
+	}
+
+	@Test
+	void theLockIsTheTransactionsOwnAndNoOtherConnectionHoldsIt() {
+		String key = key();
+		tx.executeWithoutResult(status -> {
+			assertThat(locks.tryLock(key)).isTrue();
+			Long advisory = TransactionScopedLocks.advisoryKey(key);
+			Integer mine = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+					+ "pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = ? AND granted",
+					Integer.class, advisory);
+			assertThat(mine).isEqualTo(1);
+		});
+		Integer left = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+				+ "((classid::bigint << 32) | objid::bigint) = ?", Integer.class, TransactionScopedLocks.advisoryKey(key));
+		assertThat(left).isZero();
+	}
+
+	@Test
+	void withoutATransactionItRefusesWithATypedError() {
+		assertThatThrownBy(() -> locks.tryLock(key())).isInstanceOf(IllegalTransactionStateException.class)
+			.hasMessageContaining("needs an active transaction");
+		assertThatThrownBy(() -> locks.lock(key(), Duration.ofSeconds(1)))
+			.isInstanceOf(IllegalTransactionStateException.class);
+	}
+
+	@Test
+	void aTransactionOnAnotherDataSourceIsRefused() {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		try (HikariDataSource other = db.pool(db.jdbcUrl(db.port()), 2)) {
+			TransactionScopedLocks onOther = new TransactionScopedLocks(other);
+			tx.executeWithoutResult(status -> assertThatThrownBy(() -> onOther.tryLock(key()))
+				.isInstanceOf(IllegalTransactionStateException.class)
+				.hasMessageContaining("runs on another"));
+		}
+	}
+
+	@Test
+	void onMariaDbItRefusesWithATypedError() {
+		TestDatabase db = TestDatabase.MARIADB;
+		try (HikariDataSource maria = db.pool(db.jdbcUrl(db.port()), 2)) {
+			TransactionScopedLocks onMaria = new TransactionScopedLocks(maria);
+			new TransactionTemplate(new DataSourceTransactionManager(maria))
+				.executeWithoutResult(status -> assertThatThrownBy(() -> onMaria.tryLock(key()))
+					.isInstanceOf(LockStoreException.class)
+					.hasMessageContaining("need PostgreSQL"));
+		}
+	}
+
+	@Test
+	void keysHashToAStableBigint() {
+		assertThat(TransactionScopedLocks.advisoryKey("orders:42"))
+			.isEqualTo(TransactionScopedLocks.advisoryKey("orders:42"))
+			.isNotEqualTo(TransactionScopedLocks.advisoryKey("orders:43"));
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			assertThat(latch.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
