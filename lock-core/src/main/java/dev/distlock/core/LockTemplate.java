@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -23,6 +24,7 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.StatusQuery;
 
@@ -298,6 +300,17 @@ public final class LockTemplate implements AutoCloseable {
 			return Optional.empty();
 		}
 		return Optional.of(store.call(null, "ping", health::ping));
+	}
+
+	/**
+	 * Reads the store's clock once (see {@link StoreClock}); empty when the provider has no clock to offer.
+	 * @throws LockStoreException if the store cannot be reached
+	 */
+	public Optional<Instant> storeTime() {
+		if (!(provider instanceof StoreClock clock)) {
+			return Optional.empty();
+		}
+		return Optional.of(store.call(null, "read its clock", clock::storeTime));
 	}
 
 	/** The provider behind this template. */

@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,6 +23,7 @@ import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.WriterPriority;
@@ -35,8 +37,8 @@ import dev.distlock.core.spi.WriterPriority;
  * ({@link Wakeups}). {@link #start()} checks or creates the table and schedules the purger; {@link #close()} stops
  * both background threads. See docs/JDBC.md.
  */
-public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, LockIdSupport,
-		WriterPriority, AutoCloseable {
+public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock,
+		LockIdSupport, WriterPriority, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
@@ -193,6 +195,21 @@ public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSo
 		long start = System.nanoTime();
 		database.run(null, "ping", ADMIN_MS, false, session -> session.query(sql.ping, rs -> 1));
 		return Duration.ofNanos(System.nanoTime() - start);
+	}
+
+	/**
+	 * Reads the database clock once: {@code clock_timestamp()} on PostgreSQL, {@code UTC_TIMESTAMP(6)} on
+	 * MySQL/MariaDB, to the microsecond.
+	 * @throws LockStoreException if the database cannot be reached
+	 */
+	@Override
+	public Instant storeTime() {
+		Instant now = database.run(null, "read the database clock", ADMIN_MS, false,
+				session -> session.query(sql.clock, rs -> session.dialect().instant(rs, "store_now")).get(0));
+		if (now == null) {
+			throw new LockStoreException(null, "the database answered its clock with NULL", null);
+		}
+		return now;
 	}
 
 	/** Creates the table, its indexes and the fencing sequence if they do not exist (the dialect's DDL resource). */

@@ -119,6 +119,9 @@ final class LockStatements {
 	/** The cheapest round trip. */
 	final String ping = "SELECT 1";
 
+	/** The database clock, the one every statement's expiry is on. */
+	final String clock;
+
 	/** Wakes other JVMs' waiters on PostgreSQL: a notification on the table's channel, sent on commit. */
 	final String notify = "SELECT pg_notify(?, ?)";
 
@@ -127,6 +130,7 @@ final class LockStatements {
 	LockStatements(JdbcDialect dialect, String table, String sequence) {
 		this.dialect = dialect;
 		String now = dialect.now();
+		this.clock = "SELECT " + now + " AS store_now";
 		String plus = dialect.nowPlusMillis();
 		String next = dialect.nextFence(sequence);
 		String epoch = dialect.epoch();

@@ -116,6 +116,24 @@ class JdbcStoreTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void theStoreTimeIsTheDatabaseClockInUtcWhateverTheSessionTimeZone(TestDatabase db) throws Exception {
+		String zone = db == TestDatabase.POSTGRESQL ? "SET TIME ZONE 'Pacific/Kiritimati'" : "SET time_zone = '+13:00'";
+		db.dataSource();
+		try (var pool = db.pool(db.jdbcUrl(db.port()), 2, zone)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			provider.storeTime(); // opens a connection
+			Instant sent = Instant.now();
+			Instant storeTime = provider.storeTime();
+			Instant answered = Instant.now();
+			// The database runs on this machine's clock: its reading falls inside the round trip (to the microsecond),
+			// not thirteen or fourteen hours off.
+			assertThat(storeTime).isBetween(sent.minusMillis(1), answered.plusMillis(1));
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void aReleaseWakesAWaiterOfTheSameProvider(TestDatabase db) throws Exception {
 		String key = "wake:" + System.nanoTime();
 		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());

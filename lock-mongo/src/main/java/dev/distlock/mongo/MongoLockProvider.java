@@ -1,6 +1,8 @@
 package dev.distlock.mongo;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,6 +18,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 
 import dev.distlock.core.LockIds;
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockIdSupport;
@@ -24,6 +27,7 @@ import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.WriterPriority;
@@ -38,8 +42,8 @@ import static dev.distlock.mongo.LockDocuments.ID;
  * {@link #start()} creates the indexes, schedules the purger as the settings say and warns when it finds a mongos
  * router; {@link #close()} stops the purger.
  */
-public final class MongoLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, LockIdSupport,
-		WriterPriority, AutoCloseable {
+public final class MongoLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock,
+		LockIdSupport, WriterPriority, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(MongoLockProvider.class);
 
@@ -188,6 +192,20 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 		MongoErrors.call(null, "ping", ADMIN_MS,
 				() -> database.withTimeout(ADMIN_MS, TimeUnit.MILLISECONDS).runCommand(new Document("ping", 1)));
 		return Duration.ofNanos(System.nanoTime() - start);
+	}
+
+	/**
+	 * Asks the primary for its clock: the {@code localTime} of its {@code hello} reply, to the millisecond (the clock
+	 * of {@code $$NOW} and {@code $currentDate} in the lock statements, unless a mongos router sits in between).
+	 * @throws dev.distlock.core.LockStoreException if the server cannot be reached or sends no time
+	 */
+	@Override
+	public Instant storeTime() {
+		Date time = MongoTopology.hello(database, "read the server clock", ADMIN_MS).getDate("localTime");
+		if (time == null) {
+			throw new LockStoreException(null, "the server's hello reply has no localTime", null);
+		}
+		return time.toInstant();
 	}
 
 	/**

@@ -37,15 +37,7 @@ final class MongoTopology {
 	 */
 	static boolean warnIfMongos(MongoDatabase database, long boundMillis) {
 		try {
-			Document reply = MongoErrors.call(null, "check the server type", boundMillis, () -> {
-				MongoDatabase bounded = database.withTimeout(boundMillis, TimeUnit.MILLISECONDS);
-				try {
-					return bounded.runCommand(new Document("hello", 1));
-				}
-				catch (MongoCommandException ex) {
-					return bounded.runCommand(new Document("isMaster", 1));
-				}
-			});
+			Document reply = hello(database, "check the server type", boundMillis);
 			boolean mongos = isMongos(reply);
 			if (mongos) {
 				logger.warn(MONGOS_WARNING);
@@ -56,6 +48,24 @@ final class MongoTopology {
 			logger.debug("Could not ask the server what it is; assuming a replica set or standalone server", ex);
 			return false;
 		}
+	}
+
+	/**
+	 * Sends {@code hello}, or {@code isMaster} where {@code hello} is missing (as on mongo-java-server), to the
+	 * primary; its reply names the server type and carries the server's clock ({@code localTime}).
+	 * @param operation what the call is for, as a verb for the error message
+	 * @throws LockStoreException if the server cannot be reached
+	 */
+	static Document hello(MongoDatabase database, String operation, long boundMillis) {
+		return MongoErrors.call(null, operation, boundMillis, () -> {
+			MongoDatabase bounded = database.withTimeout(boundMillis, TimeUnit.MILLISECONDS);
+			try {
+				return bounded.runCommand(new Document("hello", 1));
+			}
+			catch (MongoCommandException ex) {
+				return bounded.runCommand(new Document("isMaster", 1));
+			}
+		});
 	}
 
 	/** Whether a {@code hello} / {@code isMaster} reply comes from a mongos router. */

@@ -1,11 +1,14 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -33,6 +36,7 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.WriterPriority;
@@ -50,7 +54,8 @@ import dev.distlock.core.spi.WriterPriority;
  * replicas acknowledged it ({@code WAIT}).
  */
 public final class RedisLockProvider
-		implements WaitingLockProvider, LockIdSupport, WriterPriority, LockStatusSource, StoreHealth, AutoCloseable {
+		implements WaitingLockProvider, LockIdSupport, WriterPriority, LockStatusSource, StoreHealth, StoreClock,
+		AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -221,6 +226,21 @@ public final class RedisLockProvider
 			throw new LockStoreException(null, "Redis answered PING with '" + answer + "'", null);
 		}
 		return Duration.ofNanos(System.nanoTime() - start);
+	}
+
+	/**
+	 * Sends {@code TIME} and returns the server's answer, in microseconds. On a cluster the client picks the node, so
+	 * the nodes' clocks should agree.
+	 * @throws LockStoreException when Redis cannot be reached or answers with an error
+	 */
+	@Override
+	public Instant storeTime() {
+		Long micros = call(
+				() -> redis.execute((RedisCallback<Long>) c -> c.serverCommands().time(TimeUnit.MICROSECONDS)));
+		if (micros == null) {
+			throw new LockStoreException(null, "Redis answered TIME with nothing", null);
+		}
+		return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
 	}
 
 	/**

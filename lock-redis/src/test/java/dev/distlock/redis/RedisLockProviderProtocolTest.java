@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -68,6 +69,20 @@ class RedisLockProviderProtocolTest {
 		assertThat(delta.remove("evalsha")).isEqualTo(2L);
 		assertThat(delta).containsExactlyInAnyOrderEntriesOf(Map.of("set", 1L, "time", 1L, "hmget", 1L, "hset", 2L,
 				"pexpire", 1L, "get", 1L, "del", 1L));
+	}
+
+	@Test
+	void theStoreTimeIsTheServersTimeReadWithOneTimeCommand() {
+		provider.storeTime(); // connects
+		Map<String, Long> before = commandStats();
+		Instant sent = Instant.now();
+		Instant storeTime = provider.storeTime();
+		Instant answered = Instant.now();
+		Map<String, Long> delta = delta(before, commandStats());
+		delta.remove("info");
+		assertThat(delta).containsExactlyEntriesOf(Map.of("time", 1L));
+		// The server runs on this machine's clock, so its TIME falls inside the round trip (to the microsecond).
+		assertThat(storeTime).isBetween(sent.minusMillis(1), answered.plusMillis(1));
 	}
 
 	@Test

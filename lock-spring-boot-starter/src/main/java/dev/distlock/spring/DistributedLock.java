@@ -16,9 +16,10 @@ import dev.distlock.core.FailureMode;
  * <p>Keys are SpEL expressions that see the parameters by name, as {@code #p0} / {@code #a0}, and {@code #root.method},
  * {@code #root.target} and {@code #root.args}. Literal keys need quotes: {@code key = "'nightly-report'"}. The
  * {@code ...String} attributes accept {@code ${...}} placeholders and durations such as {@code 500ms}, {@code 10s} or
- * {@code PT1M}. Two attributes have surprising types: {@link #autoRenew()} is a String, so that it takes placeholders
- * (write {@code autoRenew = "true"}), and {@link #onFailure()} is an array, so that "unset" can be told apart (write
- * {@code onFailure = FailureMode.SKIP}). Sync methods hold the lock for the call; {@code CompletableFuture}/{@code CompletionStage}
+ * {@code PT1M}. An attribute left at its default is unset (-1 for numbers, empty for text, {@code THROW} for
+ * {@link #onFailure()} and {@code false} for {@link #autoRenew()}), so the properties decide; to force {@code THROW} or
+ * no renewal where the properties say otherwise, use {@link #onFailureString()} or {@link #autoRenewString()}. Sync
+ * methods hold the lock for the call; {@code CompletableFuture}/{@code CompletionStage}
  * methods until the returned stage completes (a caller cancelling its future does not release it while the work runs);
  * {@code Mono} and {@code Flux} methods until completion, error or cancel.
  *
@@ -108,21 +109,31 @@ public @interface DistributedLock {
 	String maxWaitString() default "";
 
 	/**
-	 * Whether a watchdog renews the lease every third of it while the method runs. <b>A String, not a boolean</b>, so
-	 * that it takes a placeholder and can be left unset: write {@code autoRenew = "true"}, {@code autoRenew = "false"}
-	 * or {@code autoRenew = "${orders.lock.renew:true}"}. Empty (the default) means unset, so
-	 * {@code distributed-lock.auto-renew} decides; any other text fails startup naming the method.
+	 * Whether a watchdog renews the lease every third of it while the method runs: {@code true} turns renewal on;
+	 * {@code false} (the default) means unset, so {@code distributed-lock.auto-renew} decides. To turn renewal off
+	 * where that property turns it on, write {@code autoRenewString = "false"}.
 	 */
-	String autoRenew() default "";
+	boolean autoRenew() default false;
 
 	/**
-	 * What to do when the lock cannot be had: {@link FailureMode#THROW} or {@link FailureMode#SKIP} (the method does
-	 * not run and returns null, an empty {@code Optional}, {@code Mono} or {@code Flux}, or a future of null).
-	 * <b>An array only so that "unset" can be told apart</b>: write a single value,
-	 * {@code onFailure = FailureMode.SKIP}, as Java allows for arrays. Empty (the default) means unset, so
-	 * {@code distributed-lock.on-failure} decides; two or more values fail startup naming the method.
+	 * Whether the lease is renewed, as {@code true}, {@code false} or a placeholder such as
+	 * {@code ${orders.lock.renew:true}}; empty means unset. Any other text fails startup naming the method.
 	 */
-	FailureMode[] onFailure() default {};
+	String autoRenewString() default "";
+
+	/**
+	 * What to do when the lock cannot be had: {@link FailureMode#SKIP} (the method does not run and returns null, an
+	 * empty {@code Optional}, {@code Mono} or {@code Flux}, or a future of null) or {@link FailureMode#THROW}.
+	 * {@code THROW} (the default) means unset, so {@code distributed-lock.on-failure} decides. To throw where that
+	 * property says skip, write {@code onFailureString = "throw"}.
+	 */
+	FailureMode onFailure() default FailureMode.THROW;
+
+	/**
+	 * What to do when the lock cannot be had, as {@code throw}, {@code skip} (in any case) or a placeholder; empty
+	 * means unset.
+	 */
+	String onFailureString() default "";
 
 	/**
 	 * Whether the lock is shared (a read lock) rather than exclusive.
@@ -146,6 +157,20 @@ public @interface DistributedLock {
 	 * The minimum hold as a duration string or placeholder, such as {@code 5s}; empty means unset.
 	 */
 	String holdAtLeastString() default "";
+
+	/**
+	 * Once per period: the method runs at most once per period of this length across every instance that shares the
+	 * store, whatever their start times, schedules and clocks, as a duration string or placeholder ({@code 1m},
+	 * {@code PT1H}, {@code ${report.period}}); at least 1 s. Periods are counted from the Unix epoch on the store's
+	 * clock (an hour starts on the hour, UTC). Each call reads the store's clock once, locks the key with
+	 * {@code @<period number>} appended, and keeps that lock past the period's end (a tenth of a period beyond it), so
+	 * a later call in the same period, here or elsewhere, is skipped as with {@link FailureMode#SKIP} (no error; a debug
+	 * log line). A run longer than the period does not hold the next period back: the next period's run starts on time
+	 * on whichever instance comes first, while this one goes on. Empty (the default) means a plain lock. Needs a store
+	 * whose provider reads its clock ({@link dev.distlock.core.spi.StoreClock}); the lease, minimum hold, renewal,
+	 * retries, waiting and failure mode follow from the period and cannot be set with it.
+	 */
+	String period() default "";
 
 	/**
 	 * The unit of the numeric duration attributes.

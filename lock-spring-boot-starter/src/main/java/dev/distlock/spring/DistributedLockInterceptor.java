@@ -20,6 +20,7 @@ import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.spi.StoreClock;
 
 /**
  * Runs {@link DistributedLock @DistributedLock} methods under their lock. Each method's definition (keys parsed,
@@ -108,7 +109,12 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return null;
 		}
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		LockDefinition created = factory.create(specific, targetClass, annotation, template.get().defaults());
+		LockTemplate locks = template.get();
+		LockDefinition created = factory.create(specific, targetClass, annotation, locks.defaults());
+		if (created.period() != null && !(locks.provider() instanceof StoreClock)) {
+			throw new LockAnnotationException(specific, "period counts periods on the store's clock, and lock provider '"
+					+ locks.provider().name() + "' cannot read it (it does not implement StoreClock)", null);
+		}
 		definitions.putIfAbsent(cacheKey, created);
 		return created;
 	}

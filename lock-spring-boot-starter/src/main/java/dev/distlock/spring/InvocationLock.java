@@ -1,5 +1,6 @@
 package dev.distlock.spring;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,6 +12,7 @@ import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.FailureMode;
 import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 
 /**
@@ -26,25 +28,42 @@ final class InvocationLock {
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	private InvocationLock(List<LockHandle> handles, AutoCloseable closer) {
+	private final boolean periodic;
+
+	private InvocationLock(List<LockHandle> handles, AutoCloseable closer, boolean periodic) {
 		this.handles = handles;
 		this.closer = closer;
+		this.periodic = periodic;
 	}
 
 	/**
-	 * Acquires the keys per the definition.
+	 * Acquires the keys per the definition; for a {@link DistributedLock#period() period} method, the keys of the
+	 * period the store's clock is in now, read once.
 	 * @return empty if the lock stayed held and the definition skips on failure
 	 */
 	static Optional<InvocationLock> acquire(LockTemplate template, LockDefinition definition, List<String> keys) {
-		boolean skip = definition.options().onFailure() == FailureMode.SKIP;
-		if (definition.group()) {
-			Optional<LockGroup> group = skip ? template.tryAcquireAll(keys, definition.options())
-					: Optional.of(template.acquireAll(keys, definition.options()));
-			return group.map(g -> new InvocationLock(g.handles(), g));
+		LockPeriod period = definition.period();
+		if (period == null) {
+			return acquire(template, definition, keys, definition.options(), false);
 		}
-		Optional<LockHandle> handle = skip ? template.tryAcquire(keys.get(0), definition.options())
-				: Optional.of(template.acquire(keys.get(0), definition.options()));
-		return handle.map(h -> new InvocationLock(List.of(h), h));
+		Instant storeTime = template.storeTime().orElseThrow(() -> new IllegalStateException(
+				"Lock provider '" + template.provider().name() + "' has no store clock for a period"));
+		long number = period.number(storeTime);
+		List<String> periodKeys = keys.stream().map(key -> LockPeriod.key(key, number)).toList();
+		return acquire(template, definition, periodKeys, period.options(definition.options(), storeTime), true);
+	}
+
+	private static Optional<InvocationLock> acquire(LockTemplate template, LockDefinition definition,
+			List<String> keys, LockOptions options, boolean periodic) {
+		boolean skip = options.onFailure() == FailureMode.SKIP;
+		if (definition.group()) {
+			Optional<LockGroup> group = skip ? template.tryAcquireAll(keys, options)
+					: Optional.of(template.acquireAll(keys, options));
+			return group.map(g -> new InvocationLock(g.handles(), g, periodic));
+		}
+		Optional<LockHandle> handle = skip ? template.tryAcquire(keys.get(0), options)
+				: Optional.of(template.acquire(keys.get(0), options));
+		return handle.map(h -> new InvocationLock(List.of(h), h, periodic));
 	}
 
 	/**
@@ -62,10 +81,15 @@ final class InvocationLock {
 	}
 
 	/**
-	 * Releases the lock unless already done; a lost lock throws.
+	 * Releases the lock unless already done; a lost lock throws. A period's lock whose lease has run out (the run
+	 * outlasted its period) is left alone: the store has let it go, and nobody takes a past period's key again.
 	 */
 	void release() {
 		if (released.compareAndSet(false, true)) {
+			if (periodic && handles.stream().noneMatch(LockHandle::isHeld)) {
+				logger.debug("Lock '" + handles.get(0).key() + "' ran out with its period before the run ended");
+				return;
+			}
 			try {
 				closer.close();
 			}

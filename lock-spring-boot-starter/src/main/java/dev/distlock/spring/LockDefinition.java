@@ -19,8 +19,10 @@ import dev.distlock.core.LockOptions;
  * @param group whether the keys are locked as one group ({@code keys} attribute)
  * @param options the options, attributes over the template's defaults
  * @param kind how the method's result holds the lock
+ * @param period the once-per-period mode, or null for a plain lock
  */
-record LockDefinition(Method method, LockKeyExpressions keys, boolean group, LockOptions options, Kind kind) {
+record LockDefinition(Method method, LockKeyExpressions keys, boolean group, LockOptions options, Kind kind,
+		@Nullable LockPeriod period) {
 
 	private static final boolean reactorPresent = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			LockDefinition.class.getClassLoader());

@@ -2,6 +2,7 @@ package dev.distlock.spring;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
@@ -49,17 +50,59 @@ final class LockDefinitionFactory {
 		List<String> sources = group ? Arrays.asList(lock.keys())
 				: StringUtils.hasText(lock.key()) ? List.of(lock.key()) : List.of();
 		LockKeyExpressions keys = LockKeyExpressions.parse(parser, method, targetClass, sources, beanResolver);
-		LockOptions options = options(method, lock, defaults);
+		LockPeriod period = period(method, lock);
+		LockOptions options = options(method, lock, defaults, period != null);
 		LockDefinition.Kind kind = LockDefinition.kindOf(method);
 		if (options.onFailure() == FailureMode.SKIP && method.getReturnType().isPrimitive()
 				&& method.getReturnType() != void.class) {
-			throw new LockAnnotationException(method, "onFailure SKIP needs a void or object return type to return "
-					+ "nothing, not " + method.getReturnType(), null);
+			throw new LockAnnotationException(method, (period != null ? "period" : "onFailure SKIP")
+					+ " needs a void or object return type to return nothing, not " + method.getReturnType(), null);
 		}
-		return new LockDefinition(method, keys, group, options, kind);
+		return new LockDefinition(method, keys, group, options, kind, period);
 	}
 
-	private LockOptions options(Method method, DistributedLock lock, LockOptions defaults) {
+	/**
+	 * The once-per-period mode, if the method asks for it; the attributes it decides itself must be left unset.
+	 */
+	private @Nullable LockPeriod period(Method method, DistributedLock lock) {
+		if (!StringUtils.hasText(lock.period())) {
+			return null;
+		}
+		Duration length = parseDuration(method, "period", lock.period());
+		if (length.compareTo(LockPeriod.MIN_LENGTH) < 0 || length.compareTo(LockOptions.MAX_DURATION) > 0) {
+			throw new LockAnnotationException(method, "period must lie between " + LockPeriod.MIN_LENGTH.toSeconds()
+					+ " s and " + LockOptions.MAX_DURATION.toDays() + " days, was " + length, null);
+		}
+		if (length.getNano() % 1_000_000 != 0) {
+			throw new LockAnnotationException(method, "period must be whole milliseconds, was " + length, null);
+		}
+		List<String> decided = new ArrayList<>();
+		addIf(decided, "timeout", lock.timeout() >= 0 || StringUtils.hasText(lock.timeoutString()));
+		addIf(decided, "holdAtLeast", lock.holdAtLeast() >= 0 || StringUtils.hasText(lock.holdAtLeastString()));
+		addIf(decided, "autoRenew", lock.autoRenew() || StringUtils.hasText(lock.autoRenewString()));
+		addIf(decided, "retries", lock.retries() >= 0 || StringUtils.hasText(lock.retriesString()));
+		addIf(decided, "delay", lock.delay() >= 0 || StringUtils.hasText(lock.delayString()));
+		addIf(decided, "backoffMultiplier",
+				lock.backoffMultiplier() >= 0 || StringUtils.hasText(lock.backoffMultiplierString()));
+		addIf(decided, "maxDelay", lock.maxDelay() >= 0 || StringUtils.hasText(lock.maxDelayString()));
+		addIf(decided, "maxWait", lock.maxWait() >= 0 || StringUtils.hasText(lock.maxWaitString()));
+		addIf(decided, "onFailureString", StringUtils.hasText(lock.onFailureString()));
+		addIf(decided, "shared", lock.shared());
+		if (!decided.isEmpty()) {
+			throw new LockAnnotationException(method, "period decides the lease (to the period's end), the minimum "
+					+ "hold, renewal (none), waiting (none) and the failure mode (skip) itself; remove "
+					+ String.join(", ", decided), null);
+		}
+		return new LockPeriod(length);
+	}
+
+	private static void addIf(List<String> names, String name, boolean set) {
+		if (set) {
+			names.add(name);
+		}
+	}
+
+	private LockOptions options(Method method, DistributedLock lock, LockOptions defaults, boolean periodic) {
 		// Listeners (meters, observations) report the method instead of the key, whose values are unbounded.
 		LockOptions.Builder builder = defaults.toBuilder()
 			.name(ClassUtils.getUserClass(method.getDeclaringClass()).getSimpleName() + "." + method.getName());
@@ -94,16 +137,21 @@ final class LockDefinitionFactory {
 		if (holdAtLeast != null) {
 			builder.holdAtLeast(holdAtLeast);
 		}
-		Boolean autoRenew = number(method, "autoRenew", null, lock.autoRenew(), LockDefinitionFactory::parseBoolean);
+		// false and THROW, the defaults, mean unset: only the String twins can say them against the properties.
+		Boolean autoRenew = number(method, "autoRenew", lock.autoRenew() ? Boolean.TRUE : null,
+				lock.autoRenewString(), LockDefinitionFactory::parseBoolean);
 		if (autoRenew != null) {
 			builder.autoRenew(autoRenew);
 		}
-		if (lock.onFailure().length > 1) {
-			throw new LockAnnotationException(method, "onFailure takes one value, got " + Arrays.toString(lock.onFailure()),
-					null);
+		FailureMode onFailure = number(method, "onFailure",
+				lock.onFailure() == FailureMode.SKIP ? FailureMode.SKIP : null, lock.onFailureString(),
+				LockDefinitionFactory::parseFailureMode);
+		if (onFailure != null) {
+			builder.onFailure(onFailure);
 		}
-		if (lock.onFailure().length == 1) {
-			builder.onFailure(lock.onFailure()[0]);
+		if (periodic) {
+			// The properties' waiting, renewal and hold give way: each run takes the period's key once, or skips.
+			builder.retries(0).maxWait(null).autoRenew(false).holdAtLeast(null).onFailure(FailureMode.SKIP);
 		}
 		if (lock.shared()) {
 			// The default, Integer.MAX_VALUE, admits any number of readers; below 1 fails in LockOptions.
@@ -130,14 +178,7 @@ final class LockDefinitionFactory {
 				throw new LockAnnotationException(method, "set " + attribute + " or " + attribute + "String, not both",
 						null);
 			}
-			String resolved = resolve(method, attribute + "String", text);
-			try {
-				return DurationStyle.detectAndParse(resolved);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new LockAnnotationException(method, attribute + "String '" + resolved
-						+ "' is not a duration such as 500ms, 10s or PT1M", ex);
-			}
+			return parseDuration(method, attribute + "String", text);
 		}
 		if (amount < 0) {
 			return null;
@@ -151,12 +192,23 @@ final class LockDefinitionFactory {
 		}
 	}
 
+	private Duration parseDuration(Method method, String attribute, String text) {
+		String resolved = resolve(method, attribute, text);
+		try {
+			return DurationStyle.detectAndParse(resolved);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new LockAnnotationException(method, attribute + " '" + resolved
+					+ "' is not a duration such as 500ms, 10s or PT1M", ex);
+		}
+	}
+
 	private <T> @Nullable T number(Method method, String attribute, @Nullable T value, String text,
 			Function<String, T> parser) {
 		if (!StringUtils.hasText(text)) {
 			return value;
 		}
-		String name = attribute.equals("autoRenew") ? attribute : attribute + "String";
+		String name = attribute + "String";
 		if (value != null) {
 			throw new LockAnnotationException(method, "set " + attribute + " or " + name + ", not both", null);
 		}
@@ -188,6 +240,14 @@ final class LockDefinitionFactory {
 			throw new LockAnnotationException(method, attribute + " '" + text + "' cannot be resolved: " + ex.getMessage(),
 					ex);
 		}
+	}
+
+	private static FailureMode parseFailureMode(String text) {
+		return switch (text.toLowerCase(java.util.Locale.ROOT)) {
+			case "throw" -> FailureMode.THROW;
+			case "skip" -> FailureMode.SKIP;
+			default -> throw new IllegalArgumentException("expected throw or skip");
+		};
 	}
 
 	private static Boolean parseBoolean(String text) {

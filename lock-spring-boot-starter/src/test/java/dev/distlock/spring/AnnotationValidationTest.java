@@ -1,7 +1,9 @@
 package dev.distlock.spring;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -17,6 +19,10 @@ import org.springframework.util.PropertyPlaceholderHelper;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.core.FailureMode;
 import dev.distlock.core.LockOptions;
+import dev.distlock.core.memory.InMemoryLockProvider;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -98,26 +104,62 @@ class AnnotationValidationTest {
 	}
 
 	@Test
-	void autoRenewTakesTrueFalseOrAPlaceholderAsText() throws Exception {
+	void autoRenewIsABooleanWhoseTextTwinTakesPlaceholdersAndCanSayFalse() throws Exception {
+		LockOptions renewByDefault = LockOptions.builder().autoRenew(true).build();
 		assertThat(definition("renewed", "true").options().autoRenew()).isTrue();
-		assertThat(definition("notRenewed", "true").options().autoRenew()).isFalse();
+		assertThat(definition(Renewals.class.getMethod("notRenewed"), renewByDefault).options().autoRenew()).isFalse();
 		assertThat(definition("byPlaceholder", "true").options().autoRenew()).isTrue();
 		assertThat(definition("byPlaceholder", "false").options().autoRenew()).isFalse();
 		assertThat(definition("unset", "true").options().autoRenew()).isEqualTo(LockOptions.defaults().autoRenew());
+		// false, the default, is unset: the properties' true stands.
+		assertThat(definition(Renewals.class.getMethod("unset"), renewByDefault).options().autoRenew()).isTrue();
 	}
 
 	@Test
 	void autoRenewThatIsNotABooleanFailsStartupNamingTheMethodAndAttribute() {
-		assertFailure(BadAutoRenew.class, "BadAutoRenew.run()", "autoRenew 'sometimes'");
+		assertFailure(BadAutoRenew.class, "BadAutoRenew.run()", "autoRenewString 'sometimes'");
+		assertFailure(TwoRenewals.class, "TwoRenewals.run()", "set autoRenew or autoRenewString, not both");
 	}
 
 	@Test
-	void onFailureTakesOneValueAndUnsetFallsBackToTheDefault() throws Exception {
+	void onFailureIsOneValueWhoseTextTwinCanSayThrowAndUnsetFallsBackToTheDefault() throws Exception {
 		assertThat(definition("skipping", "true").options().onFailure()).isEqualTo(FailureMode.SKIP);
 		LockOptions skipByDefault = LockOptions.builder().onFailure(FailureMode.SKIP).build();
 		assertThat(definition(Renewals.class.getMethod("unset"), skipByDefault).options().onFailure())
 			.isEqualTo(FailureMode.SKIP);
-		assertFailure(TwoFailureModes.class, "TwoFailureModes.run()", "onFailure takes one value");
+		assertThat(definition(Renewals.class.getMethod("throwing"), skipByDefault).options().onFailure())
+			.isEqualTo(FailureMode.THROW);
+		assertThat(definition("skippingByText", "true").options().onFailure()).isEqualTo(FailureMode.SKIP);
+		assertFailure(TwoFailureModes.class, "TwoFailureModes.run()", "set onFailure or onFailureString, not both");
+		assertFailure(BadFailureMode.class, "BadFailureMode.run()", "onFailureString 'later'");
+	}
+
+	@Test
+	void periodSkipsWithoutWaitingOrRenewalWhateverThePropertiesSay() throws Exception {
+		LockOptions eager = LockOptions.builder().retries(5).maxWait(Duration.ofSeconds(3)).autoRenew(true).build();
+		LockDefinition definition = definition(Renewals.class.getMethod("everyMinute"), eager);
+		assertThat(definition.period()).isEqualTo(new LockPeriod(Duration.ofMinutes(1)));
+		assertThat(definition.options().onFailure()).isEqualTo(FailureMode.SKIP);
+		assertThat(definition.options().retries()).isZero();
+		assertThat(definition.options().maxWait()).isNull();
+		assertThat(definition.options().autoRenew()).isFalse();
+		assertThat(definition("unset", "true").period()).isNull();
+	}
+
+	@Test
+	void badPeriodsFailStartupNamingTheMethodAndTheProblem() {
+		assertFailure(ShortPeriod.class, "ShortPeriod.run()", "period must lie between 1 s and 365 days, was PT0.5S");
+		assertFailure(UnparsablePeriod.class, "UnparsablePeriod.run()", "period 'hourly' is not a duration");
+		assertFailure(PeriodWithLease.class, "PeriodWithLease.run()", "remove timeout, autoRenew, retries");
+		assertFailure(PeriodOnAPrimitive.class, "PeriodOnAPrimitive.run()", "period needs a void or object return type");
+	}
+
+	@Test
+	void periodOnAStoreWithoutAClockFailsStartupNamingTheProvider() {
+		assertStartupFails(new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
+			.withBean(LockProvider.class, ClocklessProvider::new)
+			.withBean(PeriodEveryMinute.class), "PeriodEveryMinute.run()", "lock provider 'clockless' cannot read it");
 	}
 
 	private static LockDefinition definition(String method, String renew) throws Exception {
@@ -384,18 +426,18 @@ class AnnotationValidationTest {
 
 	}
 
-	/** The ways to write autoRenew and onFailure. */
+	/** The ways to write autoRenew, onFailure and period. */
 	static class Renewals {
 
-		@DistributedLock(autoRenew = "true")
+		@DistributedLock(autoRenew = true)
 		public void renewed() {
 		}
 
-		@DistributedLock(autoRenew = "false")
+		@DistributedLock(autoRenewString = "false")
 		public void notRenewed() {
 		}
 
-		@DistributedLock(autoRenew = "${renew}")
+		@DistributedLock(autoRenewString = "${renew}")
 		public void byPlaceholder() {
 		}
 
@@ -407,11 +449,31 @@ class AnnotationValidationTest {
 		public void skipping() {
 		}
 
+		@DistributedLock(onFailureString = "Skip")
+		public void skippingByText() {
+		}
+
+		@DistributedLock(onFailureString = "throw")
+		public void throwing() {
+		}
+
+		@DistributedLock(period = "1m")
+		public void everyMinute() {
+		}
+
 	}
 
 	static class BadAutoRenew {
 
-		@DistributedLock(autoRenew = "sometimes")
+		@DistributedLock(autoRenewString = "sometimes")
+		public void run() {
+		}
+
+	}
+
+	static class TwoRenewals {
+
+		@DistributedLock(autoRenew = true, autoRenewString = "true")
 		public void run() {
 		}
 
@@ -419,8 +481,79 @@ class AnnotationValidationTest {
 
 	static class TwoFailureModes {
 
-		@DistributedLock(onFailure = { FailureMode.SKIP, FailureMode.THROW })
+		@DistributedLock(onFailure = FailureMode.SKIP, onFailureString = "throw")
 		public void run() {
+		}
+
+	}
+
+	static class BadFailureMode {
+
+		@DistributedLock(onFailureString = "later")
+		public void run() {
+		}
+
+	}
+
+	static class ShortPeriod {
+
+		@DistributedLock(period = "500ms")
+		public void run() {
+		}
+
+	}
+
+	static class UnparsablePeriod {
+
+		@DistributedLock(period = "hourly")
+		public void run() {
+		}
+
+	}
+
+	static class PeriodWithLease {
+
+		@DistributedLock(period = "PT1H", timeoutString = "10s", autoRenew = true, retries = 2)
+		public void run() {
+		}
+
+	}
+
+	static class PeriodOnAPrimitive {
+
+		@DistributedLock(period = "1h")
+		public int run() {
+			return 1;
+		}
+
+	}
+
+	static class PeriodEveryMinute {
+
+		@DistributedLock(period = "1m")
+		public void run() {
+		}
+
+	}
+
+	/** A store that cannot tell the time. */
+	static class ClocklessProvider implements LockProvider {
+
+		private final InMemoryLockProvider store = new InMemoryLockProvider();
+
+		@Override
+		public Optional<Lease> tryAcquire(LockRequest request) {
+			return store.tryAcquire(request);
+		}
+
+		@Override
+		public boolean isLocked(String key) {
+			return store.isLocked(key);
+		}
+
+		@Override
+		public String name() {
+			return "clockless";
 		}
 
 	}

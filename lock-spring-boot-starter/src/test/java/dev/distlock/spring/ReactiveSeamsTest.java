@@ -159,13 +159,13 @@ class ReactiveSeamsTest {
 	/** Renewed locks that a waiter obtains within its 5 s wait. */
 	static class Renewed {
 
-		@DistributedLock(key = "'rx:' + #key", autoRenew = "true", retries = Integer.MAX_VALUE, delay = 5,
+		@DistributedLock(key = "'rx:' + #key", autoRenew = true, retries = Integer.MAX_VALUE, delay = 5,
 				maxWaitString = "5s")
 		public Mono<String> mono(String key) {
 			return Mono.just(key);
 		}
 
-		@DistributedLock(key = "'rx:' + #key", autoRenew = "true", retries = Integer.MAX_VALUE, delay = 5,
+		@DistributedLock(key = "'rx:' + #key", autoRenew = true, retries = Integer.MAX_VALUE, delay = 5,
 				maxWaitString = "5s")
 		public Flux<String> flux(String key) {
 			return Flux.just(key, key);

@@ -39,6 +39,21 @@ class ReadmeKotlinTest {
 			}
 	}
 
+	@Test
+	fun theReadmeDigestRunsOncePerPeriodAndTakesPlainAttributeValues() {
+		ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration::class.java))
+			.withPropertyValues("distributed-lock.provider=in-memory")
+			.withBean(Digest::class.java)
+			.run { context ->
+				val digest = context.getBean(Digest::class.java)
+				digest.send()
+				digest.send() // the same hour of the store's clock: skipped
+				digest.resend()
+				assertThat(digest.sent()).isEqualTo(2)
+			}
+	}
+
 	/** Records whether the lock was held when it was called. */
 	class RecordingStock(private val locks: LockTemplate) : Stock {
 

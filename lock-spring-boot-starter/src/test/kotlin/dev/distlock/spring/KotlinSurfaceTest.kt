@@ -38,11 +38,26 @@ class KotlinSurfaceTest {
 		assertThat(locks.isLocked("surface")).isFalse()
 	}
 
-	/** The annotation from Kotlin: a one-value array for onFailure, a String for autoRenew (see the README's table). */
+	@Test
+	fun annotationAttributesArePlainValues() {
+		val annotation = Annotated::class.java.getMethod("run").getAnnotation(DistributedLock::class.java)
+		val onFailure: FailureMode = annotation.onFailure
+		val autoRenew: Boolean = annotation.autoRenew
+		val period: String = Annotated::class.java.getMethod("hourly").getAnnotation(DistributedLock::class.java).period
+		assertThat(onFailure).isEqualTo(FailureMode.SKIP)
+		assertThat(autoRenew).isTrue()
+		assertThat(period).isEqualTo("1h")
+	}
+
+	/** The annotation from Kotlin: plain values for onFailure and autoRenew, a duration string for period. */
 	open class Annotated {
 
-		@DistributedLock(key = "'surface'", onFailure = [FailureMode.SKIP], autoRenew = "true", timeoutString = "5s")
+		@DistributedLock(key = "'surface'", onFailure = FailureMode.SKIP, autoRenew = true, timeoutString = "5s")
 		open fun run() {
+		}
+
+		@DistributedLock(key = "'report'", period = "1h")
+		open fun hourly() {
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.distlock.core.memory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -23,6 +24,7 @@ import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.WriterPriority;
@@ -40,7 +42,7 @@ import dev.distlock.core.memory.MemorySlot.Holder;
  * expired locks) work on the slots through its package-private methods.
  */
 public final class InMemoryLockProvider
-		implements WaitingLockProvider, LockStatusSource, StoreHealth, LockIdSupport, WriterPriority {
+		implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock, LockIdSupport, WriterPriority {
 
 	private static final int SWEEP_EVERY = 1024;
 
@@ -57,18 +59,28 @@ public final class InMemoryLockProvider
 
 	private final LongSupplier nanoClock;
 
+	// The store time of a provider on its own nanosecond clock: the wall time at construction, moved on by that clock.
+	private final @Nullable Instant startTime;
+
+	private final long startNanos;
+
 	/**
-	 * A provider on {@link System#nanoTime()}.
+	 * A provider on {@link System#nanoTime()}; its store time is the JVM's clock.
 	 */
 	public InMemoryLockProvider() {
-		this(System::nanoTime);
+		this.nanoClock = System::nanoTime;
+		this.startTime = null;
+		this.startNanos = 0;
 	}
 
 	/**
-	 * A provider on the given monotonic nanosecond clock.
+	 * A provider on the given monotonic nanosecond clock; its store time is the JVM's clock at construction, moved on
+	 * by that clock, so a test that moves the clock moves the store time with its leases.
 	 */
 	public InMemoryLockProvider(LongSupplier nanoClock) {
 		this.nanoClock = nanoClock;
+		this.startTime = Instant.now();
+		this.startNanos = nanoClock.getAsLong();
 	}
 
 	@Override
@@ -183,6 +195,15 @@ public final class InMemoryLockProvider
 	@Override
 	public Duration ping() {
 		return Duration.ZERO;
+	}
+
+	/**
+	 * The JVM's clock, or for a provider on its own nanosecond clock that clock's time since construction added to
+	 * the JVM's clock then.
+	 */
+	@Override
+	public Instant storeTime() {
+		return startTime == null ? Instant.now() : startTime.plusNanos(nanoClock.getAsLong() - startNanos);
 	}
 
 	/**

@@ -306,7 +306,7 @@ class LockMetricsTest {
 			return "settled " + id;
 		}
 
-		@DistributedLock(key = "#id", timeoutString = "300ms", autoRenew = "true")
+		@DistributedLock(key = "#id", timeoutString = "300ms", autoRenew = true)
 		public boolean renewing(String id, BooleanSupplier renewed) throws InterruptedException {
 			long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
 			while (!renewed.getAsBoolean() && System.nanoTime() < deadline) {

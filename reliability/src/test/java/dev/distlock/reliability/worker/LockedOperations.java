@@ -32,7 +32,7 @@ public class LockedOperations {
 	/**
 	 * Runs the body while holding the key; the body gets the handle from {@link LockContext}.
 	 */
-	@DistributedLock(key = "#key", timeoutString = "${worker.lease:2s}", autoRenew = "${worker.auto-renew:true}",
+	@DistributedLock(key = "#key", timeoutString = "${worker.lease:2s}", autoRenewString = "${worker.auto-renew:true}",
 			retriesString = "${worker.retries:1000000}", delayString = "${worker.delay:20ms}",
 			maxWaitString = "${worker.max-wait:60s}")
 	public void hold(String key, Consumer<LockHandle> body) {
