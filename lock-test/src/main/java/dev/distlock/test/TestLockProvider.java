@@ -1,11 +1,12 @@
 package dev.distlock.test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -53,7 +54,7 @@ public final class TestLockProvider implements WaitingLockProvider, LockStatusSo
 
 	private final Set<LockHandle> handles = ConcurrentHashMap.newKeySet();
 
-	private final List<String> acquired = new CopyOnWriteArrayList<>();
+	private final List<String> acquired = Collections.synchronizedList(new ArrayList<>());
 
 	/**
 	 * An empty store whose clock runs with the real one until {@link #advance(Duration)} moves it.
@@ -115,7 +116,9 @@ public final class TestLockProvider implements WaitingLockProvider, LockStatusSo
 	 * The keys granted since this store was made or last {@link #reset()}, one entry per grant, in grant order.
 	 */
 	public List<String> acquiredKeys() {
-		return List.copyOf(acquired);
+		synchronized (acquired) {
+			return List.copyOf(acquired);
+		}
 	}
 
 	/**
