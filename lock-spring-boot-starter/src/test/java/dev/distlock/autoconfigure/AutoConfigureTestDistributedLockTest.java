@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * lock-test's annotation in a whole Boot application that has lock-redis, Spring Boot's Redis auto-configuration and
  * {@code distributed-lock.provider=redis}: the application still locks on the test store. (This test lives in the
- * starter because lock-test does not depend on the starter, so that the starter's tests can use lock-test.)
+ * starter because lock-test does not depend on the starter, so that the starter's tests can use lock-test.) Its control,
+ * {@link WithoutAutoConfigureTestDistributedLockTest}, shows the same application locking on Redis.
  */
 @SpringBootTest(classes = AutoConfigureTestDistributedLockTest.OrdersApplication.class,
 		properties = { "distributed-lock.provider=redis", "spring.data.redis.port=1" })
