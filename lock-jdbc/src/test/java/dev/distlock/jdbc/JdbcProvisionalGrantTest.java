@@ -21,7 +21,7 @@ import dev.distlock.core.LockStoreException;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.internal.OwnerTokens;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.testkit.TcpProxy;
+import dev.distlock.test.kit.TcpProxy;
 import dev.distlock.jdbc.testsupport.JdbcStoreInspector;
 import dev.distlock.jdbc.testsupport.TestDatabase;
 

@@ -10,7 +10,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import dev.distlock.core.testkit.StoreRecords;
+import dev.distlock.test.kit.StoreRecords;
 
 /**
  * The kits' leftover probe on the lock table, read directly: every row whose key or lock ID contains the marker. A

@@ -1,8 +1,8 @@
 package dev.distlock.jdbc;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.StoreProtocolModelTest;
-import dev.distlock.core.testkit.StoreRecords;
+import dev.distlock.test.kit.StoreProtocolModelTest;
+import dev.distlock.test.kit.StoreRecords;
 import dev.distlock.jdbc.testsupport.TestDatabase;
 
 /**

@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockProviderContractTest;
+import dev.distlock.test.kit.LockProviderContractTest;
 import dev.distlock.jdbc.testsupport.TestDatabase;
 
 /**

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockProviderContractTest;
+import dev.distlock.test.kit.LockProviderContractTest;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
 /**

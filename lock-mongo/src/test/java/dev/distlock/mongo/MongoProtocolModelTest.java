@@ -4,8 +4,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.StoreProtocolModelTest;
-import dev.distlock.core.testkit.StoreRecords;
+import dev.distlock.test.kit.StoreProtocolModelTest;
+import dev.distlock.test.kit.StoreRecords;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
 /**

@@ -12,9 +12,9 @@ import com.mongodb.ConnectionString;
 import com.mongodb.client.MongoClient;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockTemplateSeamsTest;
-import dev.distlock.core.testkit.StoreRecords;
-import dev.distlock.core.testkit.TcpProxy;
+import dev.distlock.test.kit.LockTemplateSeamsTest;
+import dev.distlock.test.kit.StoreRecords;
+import dev.distlock.test.kit.TcpProxy;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
 /**

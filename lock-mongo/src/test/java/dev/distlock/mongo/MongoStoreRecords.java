@@ -11,7 +11,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 
 import com.mongodb.client.model.Filters;
 
-import dev.distlock.core.testkit.StoreRecords;
+import dev.distlock.test.kit.StoreRecords;
 
 /**
  * The kits' leftover probe on MongoDB: every lock document whose {@code _id} contains the marker, read on a client

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockProviderContractTest;
+import dev.distlock.test.kit.LockProviderContractTest;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
 /**

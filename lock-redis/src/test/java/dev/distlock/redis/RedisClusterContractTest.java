@@ -18,7 +18,7 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.StatusQuery;
-import dev.distlock.core.testkit.LockProviderContractTest;
+import dev.distlock.test.kit.LockProviderContractTest;
 import dev.distlock.redis.testsupport.RedisClusterProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -12,7 +12,7 @@ import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.testkit.LockProviderContractTest;
+import dev.distlock.test.kit.LockProviderContractTest;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
 /**

@@ -5,8 +5,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.StoreProtocolModelTest;
-import dev.distlock.core.testkit.StoreRecords;
+import dev.distlock.test.kit.StoreProtocolModelTest;
+import dev.distlock.test.kit.StoreRecords;
 import dev.distlock.redis.testsupport.RedisServerExtension;
 
 /**

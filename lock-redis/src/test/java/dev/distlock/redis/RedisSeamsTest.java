@@ -8,9 +8,9 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockTemplateSeamsTest;
-import dev.distlock.core.testkit.StoreRecords;
-import dev.distlock.core.testkit.TcpProxy;
+import dev.distlock.test.kit.LockTemplateSeamsTest;
+import dev.distlock.test.kit.StoreRecords;
+import dev.distlock.test.kit.TcpProxy;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
 /**

@@ -10,7 +10,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 
-import dev.distlock.core.testkit.StoreRecords;
+import dev.distlock.test.kit.StoreRecords;
 
 /**
  * The kits' leftover probe on Redis: {@code SCAN} for every key containing the marker, and each key's {@code PTTL}

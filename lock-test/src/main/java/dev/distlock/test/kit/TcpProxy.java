@@ -1,4 +1,4 @@
-package dev.distlock.core.testkit;
+package dev.distlock.test.kit;
 
 import java.io.IOException;
 import java.io.InputStream;

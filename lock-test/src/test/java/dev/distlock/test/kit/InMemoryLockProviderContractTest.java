@@ -1,7 +1,7 @@
-package dev.distlock.core.memory;
+package dev.distlock.test.kit;
 
+import dev.distlock.core.memory.InMemoryLockProvider;
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockProviderContractTest;
 
 /**
  * The in-memory provider passes the whole contract kit.

@@ -1,8 +1,7 @@
-package dev.distlock.core.memory;
+package dev.distlock.test.kit;
 
+import dev.distlock.core.memory.InMemoryLockProvider;
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.StoreProtocolModelTest;
-import dev.distlock.core.testkit.StoreRecords;
 
 /**
  * The model-based protocol test on the in-memory provider: both instances share one provider (one store), and the

@@ -1,4 +1,4 @@
-package dev.distlock.core.testkit;
+package dev.distlock.test.kit;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,7 +49,7 @@ import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockStatusSource;
-import dev.distlock.core.testkit.StoreRecords.StoreRecord;
+import dev.distlock.test.kit.StoreRecords.StoreRecord;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;

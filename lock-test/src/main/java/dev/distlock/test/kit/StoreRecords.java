@@ -1,4 +1,4 @@
-package dev.distlock.core.testkit;
+package dev.distlock.test.kit;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.distlock.core.testkit;
+package dev.distlock.test.kit;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +19,7 @@ import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.WriterPriority;
 
-import static dev.distlock.core.testkit.LockProviderContractTest.LONG;
+import static dev.distlock.test.kit.LockProviderContractTest.LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

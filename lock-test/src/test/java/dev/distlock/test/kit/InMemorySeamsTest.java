@@ -1,8 +1,7 @@
-package dev.distlock.core.memory;
+package dev.distlock.test.kit;
 
+import dev.distlock.core.memory.InMemoryLockProvider;
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockTemplateSeamsTest;
-import dev.distlock.core.testkit.StoreRecords;
 
 /**
  * The seams suite on the in-memory provider: every cell without a network; the paused-store and cut-connection cells

@@ -1,4 +1,4 @@
-package dev.distlock.core.testkit;
+package dev.distlock.test.kit;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -32,7 +32,7 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.testkit.StoreRecords.StoreRecord;
+import dev.distlock.test.kit.StoreRecords.StoreRecord;
 
 /**
  * A model-based test of the store protocol, below {@link dev.distlock.core.LockTemplate}: seeded random sequences of

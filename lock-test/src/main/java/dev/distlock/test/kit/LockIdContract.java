@@ -1,4 +1,4 @@
-package dev.distlock.core.testkit;
+package dev.distlock.test.kit;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -20,11 +20,11 @@ import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
 
-import static dev.distlock.core.testkit.LockProviderContractTest.LONG;
-import static dev.distlock.core.testkit.LockProviderContractTest.MEDIUM;
-import static dev.distlock.core.testkit.LockProviderContractTest.PAST_MEDIUM;
-import static dev.distlock.core.testkit.LockProviderContractTest.PAST_SHORT;
-import static dev.distlock.core.testkit.LockProviderContractTest.SHORT;
+import static dev.distlock.test.kit.LockProviderContractTest.LONG;
+import static dev.distlock.test.kit.LockProviderContractTest.MEDIUM;
+import static dev.distlock.test.kit.LockProviderContractTest.PAST_MEDIUM;
+import static dev.distlock.test.kit.LockProviderContractTest.PAST_SHORT;
+import static dev.distlock.test.kit.LockProviderContractTest.SHORT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
