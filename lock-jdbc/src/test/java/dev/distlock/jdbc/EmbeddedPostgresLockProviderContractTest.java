@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 import com.zaxxer.hikari.HikariDataSource;
 
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.testkit.LockProviderContractTest;
+import dev.distlock.test.kit.LockProviderContractTest;
 import dev.distlock.jdbc.testsupport.PostgresTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
