@@ -1,6 +1,7 @@
 package dev.distlock.test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -25,6 +26,7 @@ import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
 import dev.distlock.core.spi.WriterPriority;
@@ -41,8 +43,8 @@ import dev.distlock.core.spi.WriterPriority;
  * test, {@link AutoConfigureTestDistributedLock} makes it the application's provider and listener. Keys are the
  * store's keys: the template's key prefix ({@code distributed-lock.key-prefix}, empty by default) included.
  */
-public final class TestLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, LockIdSupport,
-		WriterPriority, LockListener {
+public final class TestLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock,
+		LockIdSupport, WriterPriority, LockListener {
 
 	/** Any valid lease: an extend asked only to learn that the store no longer has the lock. */
 	private static final Duration PROBE = Duration.ofMinutes(1);
@@ -207,6 +209,12 @@ public final class TestLockProvider implements WaitingLockProvider, LockStatusSo
 	@Override
 	public Duration ping() {
 		return store.ping();
+	}
+
+	/** The store's clock: the real one plus whatever {@link #advance(Duration)} has added (periods follow it). */
+	@Override
+	public Instant storeTime() {
+		return store.storeTime();
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.distlock.test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -67,6 +68,15 @@ class TestLockProviderTest {
 		assertThat(lost).containsExactly("expire:k");
 		assertThat(locks.isLocked("expire:k")).as("the new holder's lock is untouched").isTrue();
 		second.get().release();
+	}
+
+	@Test
+	void theStoresClockMovesWithAdvanceSoOncePerPeriodLocksCanBeTestedWithoutWaiting() {
+		Instant before = locks.storeTime();
+		locks.advance(Duration.ofHours(1));
+		assertThat(Duration.between(before, locks.storeTime())).isGreaterThanOrEqualTo(Duration.ofHours(1))
+			.isLessThan(Duration.ofHours(1).plusMinutes(5));
+		assertThat(holder.storeTime()).hasValueSatisfying(time -> assertThat(time).isAfterOrEqualTo(before.plusSeconds(3600)));
 	}
 
 	@Test
