@@ -248,9 +248,9 @@ final class Report {
 		line("## JDBC: " + results.database() + ", contention, K independent clients on one key");
 		line("");
 		line("| arm | K | cycles/s | x floor | x ShedLock | x Spring Integration | hand-off p50 ms | hand-off p99 ms | "
-				+ "hand-off max ms | wait p99 ms | wait max ms | starved clients | overlaps | statements/acquire | "
-				+ "connections in use max | server connections |");
-		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+				+ "hand-off max ms | wait p99 ms | wait max ms | starved clients | overlaps | hand-offs | "
+				+ "statements/acquire | connections in use max | server connections |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (ArmResult arm : results.all()) {
 			for (Map.Entry<Integer, ContentionResult> entry : arm.contention.entrySet()) {
 				ContentionResult c = entry.getValue();
@@ -262,12 +262,13 @@ final class Report {
 						+ num(c.handOffMillis(50), 3) + " | " + num(c.handOffMillis(99), 3) + " | "
 						+ num(c.handOffMillis(100), 3) + " | " + num(c.waitMillis(99), 2) + " | "
 						+ num(c.waitMillis(100), 1) + " | " + c.starved() + " | " + c.violations() + " | "
-						+ (conns != null ? num(conns.statementsPerAcquire(), 1) + " | " + conns.maxInUse() + " | "
+						+ (c.cycles() > 0 ? num(100.0 * c.handOff().getTotalCount() / c.cycles(), 0) + "%" : "-")
+						+ " | " + (conns != null ? num(conns.statementsPerAcquire(), 1) + " | " + conns.maxInUse() + " | "
 								+ (conns.server() < 0 ? "-" : String.valueOf(conns.server())) : "- | - | -")
 						+ " |");
 			}
 			if (arm.failed()) {
-				line("| " + arm.name + " | | failed: " + arm.error + " | | | | | | | | | | | | | |");
+				line("| " + arm.name + " | | failed: " + arm.error + " | | | | | | | | | | | | | | |");
 			}
 		}
 		line("");
