@@ -73,7 +73,7 @@ final class Report {
 		}
 		mongo.forEach(results -> line("- Mongo: " + results.endpoint()));
 		jdbc.forEach(results -> line("- JDBC: " + results.database() + (results.failure() == null
-				? " (a server of the run's own on a free port, same host, fsync off), a Hikari pool of "
+				? " (a server of the run's own on a free port, same host, commits not flushed to disk), a Hikari pool of "
 						+ JdbcSuite.POOL_SIZE + " per client"
 				: ": not run, " + results.failure())));
 		line("- load during the run: " + load);
