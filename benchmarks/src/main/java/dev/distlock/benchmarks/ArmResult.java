@@ -23,7 +23,7 @@ final class ArmResult {
 
 	double eightThreads = Double.NaN;
 
-	/** Store commands per uncontended cycle, and their breakdown by command name. */
+	/** Store commands (SQL statements on JDBC) per uncontended cycle, and their breakdown by command name. */
 	double commandsPerCycle = Double.NaN;
 
 	Map<String, Double> commandBreakdown = new LinkedHashMap<>();
@@ -37,6 +37,28 @@ final class ArmResult {
 	MemoryPerLock.@Nullable Result memory;
 
 	final Map<Integer, ContentionResult> contention = new LinkedHashMap<>();
+
+	/** Connection figures of the uncontended runs, by thread count (the highest of the rounds), for arms with a pool. */
+	final Map<Integer, Connections> uncontendedConnections = new LinkedHashMap<>();
+
+	/** Connection figures of each contention run, by number of clients, for arms with a pool. */
+	final Map<Integer, Connections> contentionConnections = new LinkedHashMap<>();
+
+	/**
+	 * Connections during one window.
+	 * @param maxInUse the most pooled connections the arm's clients had borrowed at once
+	 * @param maxWaitMillis the longest a borrow waited for a connection
+	 * @param server the client connections the database server had open as the window began (-1 if unknown)
+	 * @param statementsPerAcquire statements the server ran per acquisition in the window (NaN if not counted)
+	 */
+	record Connections(int maxInUse, double maxWaitMillis, long server, double statementsPerAcquire) {
+
+		Connections max(@Nullable Connections other) {
+			return other == null ? this : new Connections(Math.max(maxInUse, other.maxInUse),
+					Math.max(maxWaitMillis, other.maxWaitMillis), Math.max(server, other.server), Double.NaN);
+		}
+
+	}
 
 	ArmResult(String name, boolean renewing) {
 		this.name = name;

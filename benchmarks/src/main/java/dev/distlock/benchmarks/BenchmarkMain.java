@@ -16,8 +16,8 @@ import dev.distlock.benchmarks.jmh.AnnotationOverhead;
 import dev.distlock.benchmarks.mongo.MongoEndpoint;
 
 /**
- * Runs every suite (Redis arms, Mongo arms, the JMH annotation benchmark) in one JVM and prints one Markdown report
- * with the ratios of this run. Progress goes to standard error; the report to standard output and to
+ * Runs every suite (Redis arms, Mongo arms, JDBC arms, the JMH annotation benchmark) in one JVM and prints one
+ * Markdown report with the ratios of this run. Progress goes to standard error; the report to standard output and to
  * {@code target/benchmark-report.md} beside the jar's working directory.
  */
 public final class BenchmarkMain {
@@ -33,6 +33,7 @@ public final class BenchmarkMain {
 		LogManager.getLogManager().reset();
 		Logger.getLogger("").setLevel(Level.OFF);
 		Settings settings = Settings.fromSystemProperties();
+		LoadAverage load = LoadAverage.start();
 		long start = System.nanoTime();
 		RedisSuite.Results redis = settings.runs("redis") ? RedisSuite.run(settings) : null;
 		List<MongoSuite.Results> mongo = new ArrayList<>();
@@ -45,8 +46,10 @@ public final class BenchmarkMain {
 				mongo.add(MongoSuite.run(real, settings));
 			}
 		}
+		List<JdbcSuite.Results> jdbc = settings.runs("jdbc") ? JdbcSuite.run(settings) : List.of();
 		AnnotationOverhead.@Nullable Results jmh = settings.runs("jmh") ? AnnotationOverhead.run() : null;
-		String report = new Report(settings, redis, mongo, jmh, (System.nanoTime() - start) / 1e9).render();
+		String report = new Report(settings, redis, mongo, jdbc, jmh, (System.nanoTime() - start) / 1e9,
+				load.describe()).render();
 		System.out.println(report);
 		write(Path.of(System.getProperty("bench.report", "benchmarks/target/benchmark-report.md")), report);
 		// Client libraries leave non-daemon threads behind; the run is over.

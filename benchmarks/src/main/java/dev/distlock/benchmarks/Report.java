@@ -24,19 +24,25 @@ final class Report {
 
 	private final List<MongoSuite.Results> mongo;
 
+	private final List<JdbcSuite.Results> jdbc;
+
 	private final AnnotationOverhead.@Nullable Results jmh;
 
 	private final double seconds;
 
+	private final String load;
+
 	private final StringBuilder out = new StringBuilder();
 
 	Report(Settings settings, RedisSuite.@Nullable Results redis, List<MongoSuite.Results> mongo,
-			AnnotationOverhead.@Nullable Results jmh, double seconds) {
+			List<JdbcSuite.Results> jdbc, AnnotationOverhead.@Nullable Results jmh, double seconds, String load) {
 		this.settings = settings;
 		this.redis = redis;
 		this.mongo = mongo;
+		this.jdbc = jdbc;
 		this.jmh = jmh;
 		this.seconds = seconds;
+		this.load = load;
 	}
 
 	String render() {
@@ -47,10 +53,13 @@ final class Report {
 		for (MongoSuite.Results results : mongo) {
 			mongo(results);
 		}
+		for (JdbcSuite.Results results : jdbc) {
+			jdbc(results);
+		}
 		if (jmh != null) {
 			jmh(jmh);
 		}
-		new Targets(out, redis, mongo, jmh).render();
+		new Targets(out, redis, mongo, jdbc, jmh).render();
 		return out.toString();
 	}
 
@@ -63,6 +72,11 @@ final class Report {
 			line("- Redis: " + redis.version() + " (redis-server on a free port, no persistence, same host)");
 		}
 		mongo.forEach(results -> line("- Mongo: " + results.endpoint()));
+		jdbc.forEach(results -> line("- JDBC: " + results.database() + (results.failure() == null
+				? " (a server of the run's own on a free port, same host, commits not flushed to disk), a Hikari pool of "
+						+ JdbcSuite.POOL_SIZE + " per client"
+				: ": not run, " + results.failure())));
+		line("- load during the run: " + load);
 		line(String.format(Locale.ROOT, "- window %s per figure, warm-up %s per arm, %d locks held for memory; "
 				+ "whole run %.0f s", settings.window(), settings.warmup(), settings.heldLocks(), seconds));
 		line("");
@@ -192,6 +206,78 @@ final class Report {
 					+ " | " + (arm.memory != null ? num(arm.memory.heapBytes(), 0) : "-") + " |");
 		}
 		line("");
+	}
+
+	private void jdbc(JdbcSuite.Results results) {
+		if (results.failure() != null || results.floor() == null) {
+			return;
+		}
+		ArmResult floor = results.floor();
+		line("## JDBC: " + results.database() + ", uncontended, one client, distinct keys");
+		line("");
+		line("| arm | 1 thread, cycles/s | x floor | 8 threads, cycles/s | x floor | statements/cycle | "
+				+ "connections in use max, 8 threads | pool wait max ms, 8 threads | heap B/held lock |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+		for (ArmResult arm : results.all()) {
+			if (arm.failed() && Double.isNaN(arm.oneThread)) {
+				line("| " + arm.name + " | failed: " + arm.error + " | | | | | | | |");
+				continue;
+			}
+			ArmResult.Connections eight = arm.uncontendedConnections.get(8);
+			line("| " + arm.name + " | " + rate(arm.oneThread) + " | " + ratio(arm.oneThread, floor.oneThread) + " | "
+					+ rate(arm.eightThreads) + " | " + ratio(arm.eightThreads, floor.eightThreads) + " | "
+					+ num(arm.commandsPerCycle, 2) + " | "
+					+ (eight != null ? eight.maxInUse() + " | " + num(eight.maxWaitMillis(), 1) : "- | -") + " | "
+					+ (arm.memory != null ? num(arm.memory.heapBytes(), 0) : "-") + " |");
+		}
+		line("");
+		line("Statements per uncontended cycle (" + settings.commandCycles() + " cycles on one key, one thread), with the "
+				+ "server's mean time per call in brackets (`pg_stat_statements` / `performance_schema`; under load, "
+				+ "preemption inflates them):");
+		line("");
+		for (ArmResult arm : results.all()) {
+			if (!arm.commandBreakdown.isEmpty()) {
+				line("- " + arm.name + ": " + arm.commandBreakdown.entrySet()
+					.stream()
+					.map(entry -> "`" + entry.getKey() + "` " + num(entry.getValue(), 2) + " ("
+							+ num(arm.microsPerCall.getOrDefault(entry.getKey(), Double.NaN), 1) + " us)")
+					.collect(Collectors.joining(", ")));
+			}
+		}
+		line("");
+		line("## JDBC: " + results.database() + ", contention, K independent clients on one key");
+		line("");
+		line("| arm | K | cycles/s | x floor | x ShedLock | x Spring Integration | hand-off p50 ms | hand-off p99 ms | "
+				+ "hand-off max ms | wait p99 ms | wait max ms | starved clients | overlaps | hand-offs | "
+				+ "statements/acquire | connections in use max | server connections |");
+		line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		for (ArmResult arm : results.all()) {
+			for (Map.Entry<Integer, ContentionResult> entry : arm.contention.entrySet()) {
+				ContentionResult c = entry.getValue();
+				ArmResult.Connections conns = arm.contentionConnections.get(entry.getKey());
+				line("| " + arm.name + " | " + c.clients() + " | " + rate(c.cyclesPerSecond()) + " | "
+						+ ratio(c.cyclesPerSecond(), rateOf(floor, entry.getKey())) + " | "
+						+ ratio(c.cyclesPerSecond(), rateOf(results.shedLock(), entry.getKey())) + " | "
+						+ ratio(c.cyclesPerSecond(), rateOf(results.integration(), entry.getKey())) + " | "
+						+ num(c.handOffMillis(50), 3) + " | " + num(c.handOffMillis(99), 3) + " | "
+						+ num(c.handOffMillis(100), 3) + " | " + num(c.waitMillis(99), 2) + " | "
+						+ num(c.waitMillis(100), 1) + " | " + c.starved() + " | " + c.violations() + " | "
+						+ (c.cycles() > 0 ? num(100.0 * c.handOff().getTotalCount() / c.cycles(), 0) + "%" : "-")
+						+ " | " + (conns != null ? num(conns.statementsPerAcquire(), 1) + " | " + conns.maxInUse() + " | "
+								+ (conns.server() < 0 ? "-" : String.valueOf(conns.server())) : "- | - | -")
+						+ " |");
+			}
+			if (arm.failed()) {
+				line("| " + arm.name + " | | failed: " + arm.error + " | | | | | | | | | | | | | | |");
+			}
+		}
+		line("");
+	}
+
+	/** The arm's acquisitions per second with {@code clients} on one key, NaN when it has none. */
+	static double rateOf(@Nullable ArmResult arm, int clients) {
+		ContentionResult c = arm != null ? arm.contention.get(clients) : null;
+		return c != null ? c.cyclesPerSecond() : Double.NaN;
 	}
 
 	private void jmh(AnnotationOverhead.Results results) {

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  * @param contenders the numbers of independent clients on one key ({@code -Dbench.contenders=2,8,32})
  * @param heldLocks how many locks the memory figure holds at once ({@code -Dbench.heldLocks=2000})
  * @param commandCycles how many cycles the command count runs ({@code -Dbench.commandCycles=1000})
- * @param suites which parts run: redis, mongo, jmh ({@code -Dbench.suites=redis,mongo,jmh})
+ * @param suites which parts run: redis, mongo, jdbc, jmh ({@code -Dbench.suites=redis,mongo,jdbc,jmh})
  * @param peers whether the peer libraries' arms run; {@code -Dbench.peers=false} keeps only the floor and distlock,
  * for quick before/after comparisons while tuning
  */
@@ -33,7 +33,7 @@ public record Settings(Duration window, Duration warmup, Duration contentionWarm
 					.map(Integer::valueOf)
 					.toList(),
 				Integer.getInteger("bench.heldLocks", 2000), Integer.getInteger("bench.commandCycles", 1000),
-				Arrays.stream(System.getProperty("bench.suites", "redis,mongo,jmh").split(","))
+				Arrays.stream(System.getProperty("bench.suites", "redis,mongo,jdbc,jmh").split(","))
 					.map(String::trim)
 					.collect(Collectors.toSet()),
 				Boolean.parseBoolean(System.getProperty("bench.peers", "true")));

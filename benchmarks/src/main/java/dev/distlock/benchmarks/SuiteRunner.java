@@ -10,11 +10,13 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.benchmarks.harness.ConnectionGauge;
 import dev.distlock.benchmarks.harness.Contention;
 import dev.distlock.benchmarks.harness.ContentionResult;
 import dev.distlock.benchmarks.harness.LockArm;
 import dev.distlock.benchmarks.harness.LockClient;
 import dev.distlock.benchmarks.harness.MemoryPerLock;
+import dev.distlock.benchmarks.jdbc.BenchmarkDatabase;
 import dev.distlock.benchmarks.harness.Uncontended;
 import dev.distlock.benchmarks.redis.RedisStats;
 
@@ -37,6 +39,8 @@ final class SuiteRunner {
 
 	private final Runnable reset;
 
+	private @Nullable BenchmarkDatabase database;
+
 	/**
 	 * A runner; {@code redisStats} and {@code storeBytes} read the store's counters (null and -1 when it has none),
 	 * {@code reset} empties the store between phases.
@@ -46,6 +50,15 @@ final class SuiteRunner {
 		this.redisStats = redisStats;
 		this.storeBytes = storeBytes;
 		this.reset = reset;
+	}
+
+	/**
+	 * The JDBC server the arms run on: its statement counts and times, and its open connections as each contention
+	 * window begins.
+	 */
+	SuiteRunner database(BenchmarkDatabase server) {
+		this.database = server;
+		return this;
 	}
 
 	List<ArmResult> run(List<LockArm> arms) {
@@ -101,8 +114,17 @@ final class SuiteRunner {
 					continue;
 				}
 				try {
+					ConnectionGauge gauge = arms.get(i).connections();
+					if (gauge != null) {
+						gauge.mark();
+					}
 					sums[i] += Uncontended.cyclesPerSecond(client, prefix(arms.get(i), arms), threads,
 							settings.window().dividedBy(ROUNDS));
+					if (gauge != null) {
+						ArmResult.Connections seen = new ArmResult.Connections(gauge.maxInUse(), gauge.maxWaitMillis(),
+								-1, Double.NaN);
+						results.get(i).uncontendedConnections.merge(threads, seen, ArmResult.Connections::max);
+					}
 				}
 				catch (RuntimeException ex) {
 					failed(results.get(i), ex);
@@ -142,6 +164,17 @@ final class SuiteRunner {
 				});
 				result.commandsPerCycle = sum(delta) / cycles;
 			}
+			if (database != null) {
+				int cycles = settings.commandCycles();
+				database.resetStatementTimes();
+				long before = database.statements();
+				Uncontended.cycles(client, keyPrefix + ":cmd", cycles);
+				result.commandsPerCycle = (database.statements() - before) / (double) cycles;
+				database.statementTimes(cycles).forEach((statement, figures) -> {
+					result.commandBreakdown.put(statement, figures[0]);
+					result.microsPerCall.put(statement, figures[1]);
+				});
+			}
 			reset.run();
 			result.memory = MemoryPerLock.measure(client, keyPrefix + ":mem", settings.heldLocks(), storeBytes);
 		}
@@ -154,13 +187,34 @@ final class SuiteRunner {
 		try {
 			reset.run();
 			AtomicReference<Map<String, Long>> before = new AtomicReference<>();
+			ConnectionGauge gauge = arm.connections();
+			long[] server = { -1 };
+			long[] statementCount = { 0, 0 };
 			ContentionResult contention = Contention.run(arm::newClient, count, keyPrefix + ":c" + count,
 					settings.contentionWarmup(), settings.window(), () -> {
 						if (redisStats != null && count == 8) {
 							before.set(redisStats.commandCalls());
 						}
+						if (gauge != null) {
+							server[0] = database != null ? database.serverConnections() : -1;
+							gauge.mark();
+						}
+						if (database != null) {
+							statementCount[0] = database.statements();
+						}
+					}, () -> {
+						if (database != null) {
+							statementCount[1] = database.statements();
+						}
 					});
 			result.contention.put(count, contention);
+			if (gauge != null) {
+				// The statements of each client's last cycle, which ends after the window, are counted too.
+				double perAcquire = database == null ? Double.NaN
+						: (statementCount[1] - statementCount[0]) / (double) Math.max(1, contention.cycles());
+				result.contentionConnections.put(count, new ArmResult.Connections(gauge.maxInUse(),
+						gauge.maxWaitMillis(), server[0], perAcquire));
+			}
 			if (before.get() != null && redisStats != null && contention.cycles() > 0) {
 				result.commandsPerContendedCycle = sum(RedisStats.delta(before.get(), redisStats.commandCalls()))
 						/ (double) contention.cycles();

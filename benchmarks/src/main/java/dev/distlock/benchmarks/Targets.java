@@ -18,13 +18,16 @@ final class Targets {
 
 	private final List<MongoSuite.Results> mongo;
 
+	private final List<JdbcSuite.Results> jdbc;
+
 	private final AnnotationOverhead.@Nullable Results jmh;
 
 	Targets(StringBuilder out, RedisSuite.@Nullable Results redis, List<MongoSuite.Results> mongo,
-			AnnotationOverhead.@Nullable Results jmh) {
+			List<JdbcSuite.Results> jdbc, AnnotationOverhead.@Nullable Results jmh) {
 		this.out = out;
 		this.redis = redis;
 		this.mongo = mongo;
+		this.jdbc = jdbc;
 		this.jmh = jmh;
 	}
 
@@ -67,7 +70,38 @@ final class Targets {
 			atLeast("Mongo vs ShedLock, 8 threads" + where, 1.0,
 					results.distlock().eightThreads / results.shedLock().eightThreads);
 		}
+		for (JdbcSuite.Results results : jdbc) {
+			jdbc(results);
+		}
 		out.append('\n');
+	}
+
+	/**
+	 * The issue's JDBC targets: uncontended at least 0.9x the floor; under contention ahead of both peers, with no
+	 * starved client; on PostgreSQL a hand-off p99 under 5 ms (a NOTIFY round trip, not a polling interval).
+	 */
+	private void jdbc(JdbcSuite.Results results) {
+		ArmResult floor = results.floor();
+		ArmResult ours = results.distlock();
+		if (floor == null || ours == null) {
+			return;
+		}
+		String db = results.postgres() ? "PostgreSQL" : "MariaDB";
+		atLeast(db + " uncontended vs floor, 1 thread", 0.9, ours.oneThread / floor.oneThread);
+		atLeast(db + " uncontended vs floor, 8 threads", 0.9, ours.eightThreads / floor.eightThreads);
+		for (int clients : List.of(8, 32)) {
+			double rate = Report.rateOf(ours, clients);
+			double peers = Math.max(Report.rateOf(results.shedLock(), clients),
+					Report.rateOf(results.integration(), clients));
+			atLeast(db + " " + clients + " clients, one key: throughput vs the faster peer", 1.0, rate / peers);
+			ContentionResult c = ours.contention.get(clients);
+			if (results.postgres()) {
+				atMost(db + " " + clients + " clients, one key: hand-off p99", 5.0, " ms",
+						c != null ? c.handOffMillis(99) : Double.NaN);
+			}
+			row(db + " " + clients + " clients, one key: no starvation", "0 starved clients",
+					c != null ? c.starved() + " starved" : "-", c != null && c.starved() == 0);
+		}
 	}
 
 	/**

@@ -39,6 +39,16 @@ public final class Contention {
 	 */
 	public static ContentionResult run(Supplier<LockClient> clients, int count, String key, Duration warmup,
 			Duration window, Runnable beforeWindow) {
+		return run(clients, count, key, warmup, window, beforeWindow, () -> {
+		});
+	}
+
+	/**
+	 * As {@link #run(Supplier, int, String, Duration, Duration, Runnable)}, running {@code afterWindow} once every
+	 * client has stopped, before they are closed.
+	 */
+	public static ContentionResult run(Supplier<LockClient> clients, int count, String key, Duration warmup,
+			Duration window, Runnable beforeWindow, Runnable afterWindow) {
 		List<LockClient> created = new ArrayList<>();
 		try {
 			for (int i = 0; i < count; i++) {
@@ -48,7 +58,9 @@ public final class Contention {
 				new Contention().measure(created, key, warmup);
 			}
 			beforeWindow.run();
-			return new Contention().measure(created, key, window);
+			ContentionResult result = new Contention().measure(created, key, window);
+			afterWindow.run();
+			return result;
 		}
 		finally {
 			created.forEach(LockClient::close);

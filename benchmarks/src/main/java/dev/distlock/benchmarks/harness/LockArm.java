@@ -1,5 +1,7 @@
 package dev.distlock.benchmarks.harness;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One contender in the comparison: a lock library in one configuration, able to create independent clients.
  */
@@ -19,5 +21,13 @@ public interface LockArm {
 	 * A new client with its own connections and its own library instance, as a separate JVM would have.
 	 */
 	LockClient newClient();
+
+	/**
+	 * The gauge every connection pool of this arm's clients reports to, or null when the arm has no pool (Redis,
+	 * Mongo).
+	 */
+	default @Nullable ConnectionGauge connections() {
+		return null;
+	}
 
 }
