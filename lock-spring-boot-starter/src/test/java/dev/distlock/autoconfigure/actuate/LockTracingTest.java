@@ -3,6 +3,8 @@ package dev.distlock.autoconfigure.actuate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -20,6 +22,10 @@ import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.core.memory.InMemoryLockProvider;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockProvider;
+import dev.distlock.core.spi.LockRequest;
 import dev.distlock.spring.DistributedLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -113,6 +119,46 @@ class LockTracingTest {
 		});
 	}
 
+	@Test
+	void storeCallsMadeWhileWaitingNestUnderTheAcquireSpan() {
+		InMemoryLockProvider memory = new InMemoryLockProvider();
+		LockProvider observedStore = new LockProvider() {
+			@Override
+			public Optional<Lease> tryAcquire(LockRequest request) {
+				return Observation.createNotStarted("store call", observations).observe(() -> memory.tryAcquire(request));
+			}
+
+			@Override
+			public boolean isLocked(String key) {
+				return memory.isLocked(key);
+			}
+
+			@Override
+			public String name() {
+				return "observed";
+			}
+		};
+		runner.withBean(LockProvider.class, () -> observedStore).run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			Observation.createNotStarted("request", observations)
+				.observe(() -> template.execute("orders:1", ONE_TRY, handle -> null));
+			FinishedSpan acquire = span("acquire orders");
+			assertThat(span("store call").getParentId()).isEqualTo(acquire.getSpanId());
+			assertThat(span("lock orders").getParentId()).isEqualTo(span("request").getSpanId());
+		});
+	}
+
+	@Test
+	void theSynchronousPartOfAFutureMethodRunsUnderTheHoldSpan() {
+		runner.run(context -> {
+			Tickets tickets = context.getBean(Tickets.class);
+			Observation.createNotStarted("request", observations)
+				.observe(() -> assertThat(tickets.bookLater("t-3").join()).isEqualTo("t-3"));
+			assertThat(span("book seat").getParentId()).isEqualTo(span("lock Tickets.bookLater").getSpanId());
+			assertThat(span("lock Tickets.bookLater").getParentId()).isEqualTo(span("request").getSpanId());
+		});
+	}
+
 	private FinishedSpan span(String name) {
 		List<FinishedSpan> named = tracer.getSpans()
 			.stream()
@@ -143,6 +189,13 @@ class LockTracingTest {
 		public void book(String id) {
 			Observation.createNotStarted("book seat", observations).observe(() -> {
 			});
+		}
+
+		@DistributedLock(key = "#id")
+		public CompletableFuture<String> bookLater(String id) {
+			Observation.createNotStarted("book seat", observations).observe(() -> {
+			});
+			return CompletableFuture.completedFuture(id);
 		}
 
 		@DistributedLock(key = "#id", onFailure = FailureMode.SKIP)
