@@ -11,9 +11,10 @@ import java.util.function.Consumer;
 public interface LockListener {
 
 	/**
-	 * A caller starts to acquire a lock or a group. Exactly one {@link #onAcquireEnded} follows on the same thread,
-	 * whichever way the acquisition ends, and after every other event of the attempt; acquisitions on one thread
-	 * never interleave, so a listener may keep per-thread state between the two.
+	 * A caller starts to acquire a lock or a group. Exactly one {@link #onAcquireEnded} follows on the same thread
+	 * with the same {@code attempt} instance, whichever way the acquisition ends, and after every other event of the
+	 * acquisition; acquisitions on one thread never interleave, so a listener may keep per-thread state between the
+	 * two.
 	 */
 	default void onAcquireStarted(LockAttempt attempt) {
 	}

@@ -1,5 +1,7 @@
 package dev.distlock.autoconfigure.actuate;
 
+import java.time.Duration;
+
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -22,6 +24,8 @@ public class LockAcquireObservationContext extends Observation.Context {
 	private LockAttempt.@Nullable Outcome outcome;
 
 	private int attempts;
+
+	private Duration waited = Duration.ZERO;
 
 	/**
 	 * A context for an acquisition that starts now.
@@ -81,11 +85,19 @@ public class LockAcquireObservationContext extends Observation.Context {
 	}
 
 	/**
+	 * How long it took by the template's clock, the same wait the observation times; zero while it runs.
+	 */
+	public Duration getWaited() {
+		return waited;
+	}
+
+	/**
 	 * Records how the acquisition ended, before the observation stops.
 	 */
-	void ended(LockAttempt.Outcome outcome, int attempts) {
+	void ended(LockAttempt.Outcome outcome, int attempts, Duration waited) {
 		this.outcome = outcome;
 		this.attempts = attempts;
+		this.waited = waited;
 	}
 
 }

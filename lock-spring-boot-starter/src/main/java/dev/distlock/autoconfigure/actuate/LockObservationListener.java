@@ -89,7 +89,7 @@ public final class LockObservationListener implements LockListener {
 		Observation observation = Observation
 			.createNotStarted(usable(acquireConvention, context), DEFAULT_ACQUIRE_CONVENTION, () -> context, registry)
 			.start();
-		acquiring.set(new Acquiring(observation, context, observation.openScope(), caller, acquiring.get()));
+		acquiring.set(new Acquiring(attempt, observation, context, observation.openScope(), caller, acquiring.get()));
 	}
 
 	@Override
@@ -101,13 +101,13 @@ public final class LockObservationListener implements LockListener {
 	}
 
 	/**
-	 * Ends the acquisition's observation, whichever way it ended, with its outcome and attempts.
+	 * Ends the acquisition's observation, whichever way it ended, with its outcome, attempts and wait.
 	 */
 	@Override
 	public void onAcquireEnded(LockAttempt attempt, LockAttempt.Outcome outcome, int attempts, Duration waited) {
 		Acquiring current = acquiring.get();
-		if (current == null) {
-			return;
+		if (current == null || current.attempt != attempt) {
+			return; // its start failed in this listener; an outer acquisition is not this one's to end
 		}
 		if (current.previous == null) {
 			acquiring.remove();
@@ -115,7 +115,7 @@ public final class LockObservationListener implements LockListener {
 		else {
 			acquiring.set(current.previous);
 		}
-		current.context.ended(outcome, attempts);
+		current.context.ended(outcome, attempts, waited);
 		try {
 			current.closeScope();
 		}
@@ -212,6 +212,9 @@ public final class LockObservationListener implements LockListener {
 	 */
 	private static final class Acquiring {
 
+		// The very object the template passes to the start and the end of one acquisition.
+		private final LockAttempt attempt;
+
 		private final Observation observation;
 
 		private final LockAcquireObservationContext context;
@@ -224,8 +227,9 @@ public final class LockObservationListener implements LockListener {
 		// The acquisition it runs inside, if a listener or provider took a lock while acquiring.
 		private final @Nullable Acquiring previous;
 
-		Acquiring(Observation observation, LockAcquireObservationContext context, Observation.Scope scope,
-				@Nullable Observation caller, @Nullable Acquiring previous) {
+		Acquiring(LockAttempt attempt, Observation observation, LockAcquireObservationContext context,
+				Observation.Scope scope, @Nullable Observation caller, @Nullable Acquiring previous) {
+			this.attempt = attempt;
 			this.observation = observation;
 			this.context = context;
 			this.scope = scope;

@@ -185,6 +185,9 @@ class LockObservationTest {
 			assertThat(outcomes()).containsExactly("acquired", "timed-out", "skipped");
 			assertThat(acquisition("timed-out").getHighCardinalityKeyValue("distlock.attempts").getValue())
 				.isEqualTo("3");
+			// Two retries after a 1 ms delay each: the recorded wait covers at least those.
+			assertThat(((LockAcquireObservationContext) acquisition("timed-out")).getWaited())
+				.isGreaterThanOrEqualTo(Duration.ofMillis(2));
 			assertThat(acquisition("skipped").getHighCardinalityKeyValue("distlock.attempts").getValue())
 				.isEqualTo("1");
 			assertThat(observations).hasNumberOfObservationsWithNameEqualTo("distlock.lock", 1);
