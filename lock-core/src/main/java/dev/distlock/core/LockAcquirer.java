@@ -82,7 +82,7 @@ final class LockAcquirer {
 				.orElse(null);
 		}
 		LockAttempt attempt = new LockAttempt(List.of(key), options.mode(), options.name());
-		return finish(attempt, key, options, run(attempt, key, options, waiter), skip);
+		return attempt(attempt, key, options, waiter, skip);
 	}
 
 	/**
@@ -99,7 +99,7 @@ final class LockAcquirer {
 			.map(leases -> held(group, leases, groupId, attemptNanos, loopNanos, options))
 			.orElse(null);
 		LockAttempt attempt = new LockAttempt(sortedKeys, options.mode(), options.name());
-		return finish(attempt, label, options, run(attempt, label, options, waiter), skip);
+		return attempt(attempt, label, options, waiter, skip);
 	}
 
 	void awaitFree(String key, LockOptions options) {
@@ -151,6 +151,40 @@ final class LockAcquirer {
 		}
 	}
 
+	/**
+	 * One acquisition between its start and end events: the end is heard exactly once, whichever way it ends.
+	 */
+	private <T> Optional<T> attempt(LockAttempt attempt, String label, LockOptions options, WaitLoop.Waiter<T> waiter,
+			boolean skip) {
+		LockListener listeners = handles.listeners();
+		CountedWaiter<T> counted = new CountedWaiter<>(waiter);
+		long start = nanoClock.getAsLong();
+		listeners.onAcquireStarted(attempt);
+		LockAttempt.Outcome ended = LockAttempt.Outcome.ERROR;
+		try {
+			WaitLoop.Outcome<T> outcome;
+			try {
+				outcome = run(attempt, label, options, counted);
+			}
+			catch (LockStoreException ex) {
+				ended = LockAttempt.Outcome.STORE_ERROR;
+				throw ex;
+			}
+			catch (LockAcquisitionException ex) {
+				// The wait loop throws it only for an interrupt; a lock that stayed held is told below.
+				ended = LockAttempt.Outcome.INTERRUPTED;
+				throw ex;
+			}
+			ended = outcome.value() != null ? LockAttempt.Outcome.ACQUIRED
+					: skip ? LockAttempt.Outcome.SKIPPED : LockAttempt.Outcome.TIMED_OUT;
+			return finish(attempt, label, options, outcome, skip);
+		}
+		finally {
+			listeners.onAcquireEnded(attempt, ended, counted.attempts,
+					Duration.ofNanos(nanoClock.getAsLong() - start));
+		}
+	}
+
 	private <T> WaitLoop.Outcome<T> run(LockAttempt attempt, String label, LockOptions options,
 			WaitLoop.Waiter<T> waiter) {
 		try {
@@ -177,6 +211,42 @@ final class LockAcquirer {
 
 	private static boolean mayWait(LockOptions options) {
 		return options.retries() > 0 && (options.maxWait() == null || !options.maxWait().isZero());
+	}
+
+	/**
+	 * Counts the attempts, so that an acquisition ended by an error still tells how many it made.
+	 */
+	private static final class CountedWaiter<T> implements WaitLoop.Waiter<T> {
+
+		private final WaitLoop.Waiter<T> waiter;
+
+		private int attempts;
+
+		CountedWaiter(WaitLoop.Waiter<T> waiter) {
+			this.waiter = waiter;
+		}
+
+		@Override
+		public @Nullable T tryOnce(long attemptNanos, long loopNanos) {
+			attempts++;
+			return waiter.tryOnce(attemptNanos, loopNanos);
+		}
+
+		@Override
+		public void awaitSignal(Duration max) throws InterruptedException {
+			waiter.awaitSignal(max);
+		}
+
+		@Override
+		public @Nullable Duration longestWait() {
+			return waiter.longestWait();
+		}
+
+		@Override
+		public void close() {
+			waiter.close();
+		}
+
 	}
 
 	/**

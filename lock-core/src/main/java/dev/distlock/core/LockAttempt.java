@@ -27,4 +27,29 @@ public record LockAttempt(List<String> keys, LockMode mode, @Nullable String nam
 		return keys.get(0);
 	}
 
+	/**
+	 * How an acquisition ended, as {@link LockListener#onAcquireEnded} hears it.
+	 */
+	public enum Outcome {
+
+		/** The lock (every member of a group) was granted. */
+		ACQUIRED,
+
+		/** It stayed held through every attempt, and the caller gets a {@link LockAcquisitionException}. */
+		TIMED_OUT,
+
+		/** It stayed held through every attempt, and the caller skips its work. */
+		SKIPPED,
+
+		/** The thread was interrupted (a cancelled reactive or coroutine caller interrupts its wait). */
+		INTERRUPTED,
+
+		/** The store could not be asked: a {@link LockStoreException}. */
+		STORE_ERROR,
+
+		/** Any other error. */
+		ERROR
+
+	}
+
 }

@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -8,6 +9,24 @@ import java.util.function.Consumer;
  * run on the calling or watchdog thread and must be quick; an exception from a listener is logged and ignored.
  */
 public interface LockListener {
+
+	/**
+	 * A caller starts to acquire a lock or a group. Exactly one {@link #onAcquireEnded} follows on the same thread
+	 * with the same {@code attempt} instance, whichever way the acquisition ends, and after every other event of the
+	 * acquisition; acquisitions on one thread never interleave, so a listener may keep per-thread state between the
+	 * two.
+	 */
+	default void onAcquireStarted(LockAttempt attempt) {
+	}
+
+	/**
+	 * The acquisition begun by {@link #onAcquireStarted} ended, on the same thread.
+	 * @param outcome how it ended
+	 * @param attempts how many attempts it made, a failing one included
+	 * @param waited how long it took
+	 */
+	default void onAcquireEnded(LockAttempt attempt, LockAttempt.Outcome outcome, int attempts, Duration waited) {
+	}
 
 	/**
 	 * A lock was acquired after {@link LockHandle#waited()}.
@@ -54,6 +73,18 @@ public interface LockListener {
 	}
 
 	/**
+	 * Work guarded by these locks starts on the calling thread: the callback of
+	 * {@link LockTemplate#execute(String, LockOptions, LockCallback)}, or a method run by
+	 * {@link LockTemplate#openWorkScope(List)}. The returned scope is closed on the same thread when the work ends,
+	 * before the locks are released; an observation listener makes the hold current in it, so spans of the work nest
+	 * under the lock. The default opens nothing.
+	 * @param handles one handle, or a group's members in key order
+	 */
+	default Scope onWorkStarted(List<LockHandle> handles) {
+		return Scope.NONE;
+	}
+
+	/**
 	 * A listener that only hears lost locks.
 	 */
 	static LockListener onLost(Consumer<LockHandle> callback) {
@@ -63,6 +94,23 @@ public interface LockListener {
 				callback.accept(handle);
 			}
 		};
+	}
+
+	/**
+	 * What a listener opened for guarded work; closed once, on the thread that opened it.
+	 */
+	@FunctionalInterface
+	interface Scope extends AutoCloseable {
+
+		/**
+		 * A scope that opened nothing.
+		 */
+		Scope NONE = () -> {
+		};
+
+		@Override
+		void close();
+
 	}
 
 }

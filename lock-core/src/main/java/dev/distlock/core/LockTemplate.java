@@ -123,7 +123,7 @@ public final class LockTemplate implements AutoCloseable {
 		if (acquired.isEmpty()) {
 			return null;
 		}
-		try (LockHandle handle = acquired.get()) {
+		try (LockHandle handle = acquired.get(); LockListener.Scope work = openWorkScope(List.of(handle))) {
 			return callback.doInLock(handle);
 		}
 	}
@@ -136,7 +136,7 @@ public final class LockTemplate implements AutoCloseable {
 		if (acquired.isEmpty()) {
 			return Optional.empty();
 		}
-		try (LockHandle handle = acquired.get()) {
+		try (LockHandle handle = acquired.get(); LockListener.Scope work = openWorkScope(List.of(handle))) {
 			return Optional.ofNullable(callback.doInLock(handle));
 		}
 	}
@@ -238,7 +238,7 @@ public final class LockTemplate implements AutoCloseable {
 		if (cached != null) {
 			return cached;
 		}
-		try (LockHandle handle = acquire(key, options)) {
+		try (LockHandle handle = acquire(key, options); LockListener.Scope work = openWorkScope(List.of(handle))) {
 			cached = cacheRead.get();
 			if (cached != null) {
 				return cached;
@@ -247,6 +247,16 @@ public final class LockTemplate implements AutoCloseable {
 			cacheWrite.accept(value);
 			return value;
 		}
+	}
+
+	/**
+	 * Tells the listeners that work guarded by these handles starts on this thread, as {@link #execute} does around
+	 * its callback: for callers that run guarded work themselves, such as the {@code @DistributedLock} interceptor.
+	 * Close the scope on the same thread when the work ends, before releasing the locks.
+	 * @param handles one handle, or a group's members in key order
+	 */
+	public LockListener.Scope openWorkScope(List<LockHandle> handles) {
+		return handles.isEmpty() ? LockListener.Scope.NONE : this.handles.listeners().onWorkStarted(handles);
 	}
 
 	/**

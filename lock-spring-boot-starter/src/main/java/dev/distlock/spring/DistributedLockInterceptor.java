@@ -79,7 +79,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return FutureLocking.invoke(invocation, held.get());
 		}
 		Object result;
-		try (LockContext.Scope scope = LockContext.open(held.get().handles())) {
+		try (LockContext.Scope scope = held.get().openBody()) {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {

@@ -23,7 +23,7 @@ final class FutureLocking {
 	@SuppressWarnings("unchecked")
 	static @Nullable Object invoke(MethodInvocation invocation, InvocationLock held) throws Throwable {
 		Object returned;
-		try (LockContext.Scope scope = LockContext.open(held.handles())) {
+		try (LockContext.Scope scope = held.openBody()) {
 			returned = invocation.proceed();
 		}
 		catch (Throwable ex) {

@@ -12,6 +12,7 @@ import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.FailureMode;
 import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockListener;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 
@@ -22,6 +23,8 @@ final class InvocationLock {
 
 	private static final Log logger = LogFactory.getLog(InvocationLock.class);
 
+	private final LockTemplate template;
+
 	private final List<LockHandle> handles;
 
 	private final AutoCloseable closer;
@@ -30,7 +33,8 @@ final class InvocationLock {
 
 	private final boolean periodic;
 
-	private InvocationLock(List<LockHandle> handles, AutoCloseable closer, boolean periodic) {
+	private InvocationLock(LockTemplate template, List<LockHandle> handles, AutoCloseable closer, boolean periodic) {
+		this.template = template;
 		this.handles = handles;
 		this.closer = closer;
 		this.periodic = periodic;
@@ -59,11 +63,11 @@ final class InvocationLock {
 		if (definition.group()) {
 			Optional<LockGroup> group = skip ? template.tryAcquireAll(keys, options)
 					: Optional.of(template.acquireAll(keys, options));
-			return group.map(g -> new InvocationLock(g.handles(), g, periodic));
+			return group.map(g -> new InvocationLock(template, g.handles(), g, periodic));
 		}
 		Optional<LockHandle> handle = skip ? template.tryAcquire(keys.get(0), options)
 				: Optional.of(template.acquire(keys.get(0), options));
-		return handle.map(h -> new InvocationLock(List.of(h), h, periodic));
+		return handle.map(h -> new InvocationLock(template, List.of(h), h, periodic));
 	}
 
 	/**
@@ -71,6 +75,24 @@ final class InvocationLock {
 	 */
 	List<LockHandle> handles() {
 		return handles;
+	}
+
+	/**
+	 * Makes the lock current for the method's body on this thread until the scope closes: {@link LockContext} sees
+	 * the handles, and the template's listeners open theirs (the observation listener makes the hold's span current,
+	 * so the body's spans nest under it).
+	 */
+	LockContext.Scope openBody() {
+		LockContext.Scope context = LockContext.open(handles);
+		LockListener.Scope work = template.openWorkScope(handles);
+		return () -> {
+			try {
+				work.close();
+			}
+			finally {
+				context.close();
+			}
+		};
 	}
 
 	/**

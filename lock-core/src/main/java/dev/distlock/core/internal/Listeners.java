@@ -1,6 +1,7 @@
 package dev.distlock.core.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -28,6 +29,16 @@ public final class Listeners implements LockListener {
 	 */
 	public Listeners(List<LockListener> listeners) {
 		this.listeners = List.copyOf(listeners);
+	}
+
+	@Override
+	public void onAcquireStarted(LockAttempt attempt) {
+		each(listener -> listener.onAcquireStarted(attempt));
+	}
+
+	@Override
+	public void onAcquireEnded(LockAttempt attempt, LockAttempt.Outcome outcome, int attempts, Duration waited) {
+		each(listener -> listener.onAcquireEnded(attempt, outcome, attempts, waited));
 	}
 
 	@Override
@@ -63,6 +74,29 @@ public final class Listeners implements LockListener {
 	@Override
 	public void onLost(LockHandle handle, LockLostException cause) {
 		each(listener -> listener.onLost(handle, cause));
+	}
+
+	/**
+	 * Opens each listener's scope in order; the result closes them in reverse, each once, whatever the others do.
+	 */
+	@Override
+	public Scope onWorkStarted(List<LockHandle> handles) {
+		List<Scope> opened = new ArrayList<>(listeners.size());
+		each(listener -> opened.add(listener.onWorkStarted(handles)));
+		if (opened.stream().allMatch(scope -> scope == Scope.NONE)) {
+			return Scope.NONE;
+		}
+		return () -> {
+			for (int i = opened.size() - 1; i >= 0; i--) {
+				Scope scope = opened.get(i);
+				try {
+					scope.close();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Lock listener scope " + scope + " failed to close", ex);
+				}
+			}
+		};
 	}
 
 	private void each(Consumer<LockListener> call) {

@@ -100,7 +100,8 @@ public final class DistributedLockActuatorAutoConfiguration {
 	}
 
 	/**
-	 * The held-lock observation, when an {@link ObservationRegistry} exists.
+	 * The acquire and held-lock observations, when an {@link ObservationRegistry} exists; with Boot's metrics they are
+	 * also the source of the distlock timers.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(ObservationRegistry.class)
@@ -111,8 +112,10 @@ public final class DistributedLockActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		LockObservationListener lockObservationListener(ObservationRegistry registry,
 				ObjectProvider<LockTemplate> template, LockKeyTag keyTag,
-				ObjectProvider<ObservationConvention<LockObservationContext>> convention) {
-			return new LockObservationListener(registry, template::getObject, keyTag, convention.getIfUnique());
+				ObjectProvider<ObservationConvention<LockObservationContext>> convention,
+				ObjectProvider<ObservationConvention<LockAcquireObservationContext>> acquireConvention) {
+			return new LockObservationListener(registry, template::getObject, keyTag, convention.getIfUnique(),
+					acquireConvention.getIfUnique());
 		}
 
 	}

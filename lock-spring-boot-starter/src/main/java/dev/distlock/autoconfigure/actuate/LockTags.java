@@ -52,6 +52,14 @@ final class LockTags {
 	}
 
 	/**
+	 * How an acquisition ended, as a tag value: {@code acquired}, {@code timed-out}, {@code skipped},
+	 * {@code interrupted}, {@code store-error} or {@code error}.
+	 */
+	static String outcome(LockAttempt.Outcome outcome) {
+		return outcome.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
+	/**
 	 * Where a lock comes from: a named lock (a {@code @DistributedLock} method), tagged by its name, or a template
 	 * call, tagged by its key's prefix.
 	 */

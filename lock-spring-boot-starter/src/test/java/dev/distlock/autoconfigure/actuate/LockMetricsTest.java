@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -11,10 +15,13 @@ import java.util.stream.Collectors;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
@@ -37,17 +44,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The meters after real lock activity on the in-memory store, through the auto-configured template.
+ * The meters after real lock activity on the in-memory store, through the auto-configured template: timers and the
+ * figures of what runs now from the observations, counters from the metrics listener.
  */
 class LockMetricsTest {
 
 	private static final LockOptions ONE_TRY = LockOptions.builder().timeout(Duration.ofSeconds(10)).build();
 
+	private static final LockOptions PATIENT = LockOptions.builder()
+		.timeout(Duration.ofSeconds(10))
+		.retries(100_000)
+		.maxWait(Duration.ofSeconds(60))
+		.build();
+
+	private static final String ACQUIRE = DefaultLockAcquireObservationConvention.NAME;
+
+	private static final String WAITING = ACQUIRE + ".active";
+
+	private static final String HOLD = DefaultLockObservationConvention.NAME;
+
+	private static final String HELD = HOLD + ".active";
+
+	// Wired as Boot wires an application with actuator: the timers come from the observations through Boot's meter
+	// handler, the counters from the metrics listener.
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
-				DistributedLockActuatorAutoConfiguration.class))
-		.withPropertyValues("distributed-lock.provider=in-memory", "distributed-lock.key-prefix=app:")
-		.withBean(SimpleMeterRegistry.class);
+		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+				DistributedLockAutoConfiguration.class, DistributedLockActuatorAutoConfiguration.class))
+		.withPropertyValues("distributed-lock.provider=in-memory", "distributed-lock.key-prefix=app:");
 
 	@Test
 	void acquireTimerCountsEachOutcomeByKeyPrefixAndMode() {
@@ -69,15 +93,15 @@ class LockMetricsTest {
 			}
 			assertThat(acquires(registry, "orders", "exclusive", "acquired")).isEqualTo(2);
 			assertThat(acquires(registry, "orders", "exclusive", "skipped")).isEqualTo(1);
-			assertThat(acquires(registry, "orders", "exclusive", "failed")).isEqualTo(2);
+			assertThat(acquires(registry, "orders", "exclusive", "timed-out")).isEqualTo(2);
 			assertThat(acquires(registry, "reports", "shared", "acquired")).isEqualTo(2);
 			assertThat(acquires(registry, "reports", "shared", "skipped")).isEqualTo(1);
-			assertThat(registry.get(LockMetricsListener.ACQUIRE).timers()).hasSize(5);
+			assertThat(registry.get(ACQUIRE).timers()).hasSize(5);
 		});
 	}
 
 	@Test
-	void storeErrorsCountAsTheErrorOutcome() {
+	void storeErrorsAreTheStoreErrorOutcomeOfTheAcquireTimerWithTheirWait() {
 		LockProvider down = new LockProvider() {
 			@Override
 			public Optional<Lease> tryAcquire(LockRequest request) {
@@ -100,18 +124,19 @@ class LockMetricsTest {
 			assertThatExceptionOfType(LockStoreException.class).isThrownBy(() -> template.acquire("orders:1", ONE_TRY));
 			assertThatExceptionOfType(LockStoreException.class)
 				.isThrownBy(() -> template.tryAcquire("orders:2", ONE_TRY));
-			assertThat(registry.get(LockMetricsListener.ACQUIRE_ERRORS)
-				.tags(LockKeyTag.TAG, "orders", "method", "none", "mode", "exclusive", "provider", "down")
-				.counter()
+			assertThat(registry.get(ACQUIRE)
+				.tags(LockKeyTag.TAG, "orders", "method", "none", "mode", "exclusive", "provider", "down", "outcome",
+						"store-error", "error", "LockStoreException")
+				.timer()
 				.count()).isEqualTo(2);
-			assertThat(registry.get(LockMetricsListener.ACQUIRE_ERRORS).counters()).hasSize(1);
-			// The wait before an error is unknown: recording it as zero would skew the acquire latencies.
-			assertThat(registry.find(LockMetricsListener.ACQUIRE).timers()).isEmpty();
+			assertThat(registry.get(ACQUIRE).timers()).hasSize(1);
+			assertThat(registry.find("distlock.acquire.errors").meters()).isEmpty();
+			assertThat(registry.get(WAITING).longTaskTimer().activeTasks()).isZero();
 		});
 	}
 
 	@Test
-	void groupsCountEachMemberAndTagAFailedGroupByItsFirstKey() {
+	void aGroupIsOneAcquisitionHoldingEachMemberAndAFailedGroupIsTaggedByItsFirstKey() {
 		runner.run(context -> {
 			LockTemplate template = context.getBean(LockTemplate.class);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -119,9 +144,10 @@ class LockMetricsTest {
 				assertThat(template.tryAcquireAll(List.of("batch:a", "batch:c"), ONE_TRY)).isEmpty();
 				assertThat(activeHolds(registry, "batch")).isEqualTo(2);
 			}
-			assertThat(acquires(registry, "batch", "exclusive", "acquired")).isEqualTo(2);
+			assertThat(acquires(registry, "batch", "exclusive", "acquired")).isEqualTo(1);
 			assertThat(acquires(registry, "batch", "exclusive", "skipped")).isEqualTo(1);
 			assertThat(activeHolds(registry, "batch")).isZero();
+			assertThat(registry.get(HOLD).tag(LockKeyTag.TAG, "batch").timer().count()).isEqualTo(2);
 		});
 	}
 
@@ -141,7 +167,8 @@ class LockMetricsTest {
 			report.release();
 			assertThat(activeHolds(registry, "orders")).isZero();
 			assertThat(activeHolds(registry, "none")).isZero();
-			assertThat(context.getBean(LockMetricsListener.class).openSamples()).isZero();
+			assertThat(registry.get(HOLD).tag(LockKeyTag.TAG, "orders").timer().count()).isEqualTo(2);
+			assertThat(context.getBean(LockObservationListener.class).openObservations()).isZero();
 		});
 	}
 
@@ -156,7 +183,9 @@ class LockMetricsTest {
 			assertThat(counter(registry, LockMetricsListener.LOST, "orders")).isEqualTo(1);
 			assertThat(counter(registry, LockMetricsListener.RELEASE_FAILURES, "orders")).isEqualTo(1);
 			assertThat(activeHolds(registry, "orders")).isZero();
-			assertThat(context.getBean(LockMetricsListener.class).openSamples()).isZero();
+			assertThat(registry.get(HOLD).tags(LockKeyTag.TAG, "orders", "error", "LockLostException").timer().count())
+				.isEqualTo(1);
+			assertThat(context.getBean(LockObservationListener.class).openObservations()).isZero();
 		});
 	}
 
@@ -198,7 +227,7 @@ class LockMetricsTest {
 			}
 			assertThat(tagValues(registry, LockKeyTag.TAG)).containsExactlyInAnyOrder("orders", "none");
 			assertThat(tagValues(registry, "method")).containsExactly("none");
-			assertThat(registry.get(LockMetricsListener.ACQUIRE).timers()).hasSize(2);
+			assertThat(registry.get(ACQUIRE).timers()).hasSize(2);
 			assertThat(acquires(registry, "orders", "exclusive", "acquired")).isEqualTo(20);
 			assertThat(acquires(registry, "none", "exclusive", "acquired")).isEqualTo(60);
 		});
@@ -224,7 +253,7 @@ class LockMetricsTest {
 			assertThat(methodAcquires(registry, "Invoices.settle", "acquired")).isEqualTo(20);
 			assertThat(methodAcquires(registry, "Invoices.settle", "skipped")).isEqualTo(1);
 			assertThat(methodAcquires(registry, "Invoices.settleByPrefix", "acquired")).isEqualTo(20);
-			assertThat(registry.get(LockMetricsListener.ACQUIRE).tag("method", "none").timer().count()).isEqualTo(1);
+			assertThat(registry.get(ACQUIRE).tag("method", "none").timer().count()).isEqualTo(1);
 		});
 	}
 
@@ -240,7 +269,7 @@ class LockMetricsTest {
 			assertThat(registry.get(LockMetricsListener.RENEWALS).counters()).singleElement()
 				.satisfies(counter -> assertThat(counter.getId().getTag("method")).isEqualTo("Invoices.renewing"))
 				.satisfies(counter -> assertThat(counter.getId().getTag(LockKeyTag.TAG)).isEqualTo("none"));
-			assertThat(registry.get(LockMetricsListener.HELD).tag("method", "Invoices.renewing").longTaskTimer()
+			assertThat(registry.get(HELD).tag("method", "Invoices.renewing").longTaskTimer()
 				.activeTasks()).isZero();
 		});
 	}
@@ -257,6 +286,94 @@ class LockMetricsTest {
 		});
 	}
 
+	@Test
+	void waitingFigureCountsTheCallerWaitingNowAndGoesBackToZeroWhenItIsGranted() throws Exception {
+		runner.run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			ExecutorService executor = Executors.newSingleThreadExecutor();
+			try {
+				Future<Long> waiter;
+				try (LockHandle held = template.acquire("orders:1", ONE_TRY)) {
+					assertThat(waiting(registry, "orders")).isZero();
+					waiter = executor.submit(() -> {
+						try (LockHandle granted = template.acquire("orders:1", PATIENT)) {
+							return granted.fencingToken();
+						}
+					});
+					awaitTrue(() -> waiting(registry, "orders") == 1);
+					assertThat(waiting(registry, "orders")).isEqualTo(1);
+					assertThat(waiter).isNotDone();
+				}
+				assertThat(waiter.get(30, TimeUnit.SECONDS)).isPositive();
+				// The figure drops before acquire returns: no polling here.
+				assertThat(waiting(registry, "orders")).isZero();
+				assertThat(acquires(registry, "orders", "exclusive", "acquired")).isEqualTo(2);
+			}
+			finally {
+				executor.shutdownNow();
+			}
+		});
+	}
+
+	@Test
+	void anInterruptedWaitEndsWithTheInterruptedOutcomeAndLeavesNobodyWaiting() throws Exception {
+		runner.run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			ExecutorService executor = Executors.newSingleThreadExecutor();
+			try (LockHandle held = template.acquire("orders:1", ONE_TRY)) {
+				Future<?> waiter = executor.submit(() -> template.acquire("orders:1", PATIENT));
+				awaitTrue(() -> waiting(registry, "orders") == 1);
+				waiter.cancel(true);
+				executor.shutdown();
+				assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+				assertThat(waiting(registry, "orders")).isZero();
+				assertThat(acquires(registry, "orders", "exclusive", "interrupted")).isEqualTo(1);
+			}
+			finally {
+				executor.shutdownNow();
+			}
+		});
+	}
+
+	@Test
+	void lostCounterCountsALockTheWatchdogFindsTakenAway() {
+		runner.run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			LockOptions renewing = LockOptions.builder().timeout(Duration.ofMillis(300)).autoRenew(true).build();
+			LockHandle handle = template.acquire("jobs:sync", renewing);
+			assertThat(counter(registry, LockMetricsListener.LOST, "jobs")).isZero();
+			assertThat(((LockStatusSource) template.provider()).forceRelease("app:jobs:sync")).isTrue();
+			awaitTrue(() -> counter(registry, LockMetricsListener.LOST, "jobs") >= 1);
+			assertThat(handle.isHeld()).isFalse();
+			assertThat(counter(registry, LockMetricsListener.LOST, "jobs")).isEqualTo(1);
+			assertThat(activeHolds(registry, "jobs")).isZero();
+			try {
+				handle.release();
+			}
+			catch (LockReleaseException expected) {
+				// a lost lock may report its loss again on release; the counter must not
+			}
+			assertThat(counter(registry, LockMetricsListener.LOST, "jobs")).isEqualTo(1);
+		});
+	}
+
+	private static long waiting(MeterRegistry registry, String keyPrefix) {
+		return registry.find(WAITING).tag(LockKeyTag.TAG, keyPrefix).longTaskTimers().stream()
+			.mapToLong(timer -> timer.activeTasks())
+			.sum();
+	}
+
+	// Generous: the machine is shared; the bound only stops a hung test.
+	private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+			Thread.sleep(10);
+		}
+	}
+
 	private static Set<String> tagValues(MeterRegistry registry, String tag) {
 		return registry.getMeters()
 			.stream()
@@ -267,7 +384,7 @@ class LockMetricsTest {
 	}
 
 	private static long methodAcquires(MeterRegistry registry, String method, String outcome) {
-		return registry.get(LockMetricsListener.ACQUIRE)
+		return registry.get(ACQUIRE)
 			.tags(LockKeyTag.TAG, "none", "method", method, "mode", "exclusive", "outcome", outcome, "provider",
 					"in-memory")
 			.timer()
@@ -275,14 +392,14 @@ class LockMetricsTest {
 	}
 
 	private static long acquires(MeterRegistry registry, String keyPrefix, String mode, String outcome) {
-		return registry.get(LockMetricsListener.ACQUIRE)
+		return registry.get(ACQUIRE)
 			.tags(LockKeyTag.TAG, keyPrefix, "mode", mode, "outcome", outcome, "provider", "in-memory")
 			.timer()
 			.count();
 	}
 
 	private static int activeHolds(MeterRegistry registry, String keyPrefix) {
-		return registry.get(LockMetricsListener.HELD).tag(LockKeyTag.TAG, keyPrefix).longTaskTimers().stream()
+		return registry.get(HELD).tag(LockKeyTag.TAG, keyPrefix).longTaskTimers().stream()
 			.mapToInt(timer -> timer.activeTasks())
 			.sum();
 	}

@@ -194,7 +194,7 @@ class LocksEndpointWebTest {
 		try (LockHandle held = template.acquire("metered:busy", TEN_SECONDS)) {
 			assertThat(template.tryAcquire("metered:busy", TEN_SECONDS)).isEmpty();
 			var active = assertThat(
-					mvc.get().uri("/actuator/metrics/distlock.held").param("tag", "key.prefix:metered"))
+					mvc.get().uri("/actuator/metrics/distlock.lock.active").param("tag", "key.prefix:metered"))
 				.hasStatusOk()
 				.bodyJson();
 			active.extractingPath("$.measurements[?(@.statistic == 'ACTIVE_TASKS')].value")
