@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -77,26 +78,46 @@ class RenewalExecutorTest {
 	}
 
 	@Test
-	void ticksOfAHandleStillHeldAtCloseCancelThemselvesOnTheSchedulerHandedIn() throws Exception {
+	void ticksOfAHandleLeftBehindAtCloseCancelThemselvesOnTheSchedulerHandedIn() throws Exception {
 		scheduler.setRemoveOnCancelPolicy(true);
-		LockTemplate template = LockTemplate.builder(new UnreleasableProvider())
+		CountDownLatch unblock = new CountDownLatch(1);
+		AtomicInteger handedOver = new AtomicInteger();
+		LockTemplate template = LockTemplate.builder(new StuckRenewalProvider(unblock))
 			.scheduler(scheduler)
-			.renewalExecutor(executor)
-			.listener(recorder)
+			.renewalExecutor(task -> {
+				handedOver.incrementAndGet();
+				executor.execute(task);
+			})
 			.build();
-		LockHandle handle = template.acquire("k", LockOptions.builder().timeout(Duration.ofMillis(300))
-			.autoRenew(true).build());
-		await(() -> renewals.get() >= 1);
-		template.close(); // the release fails with a store error, so the handle stays held and its ticks scheduled
-		assertThat(handle.isHeld()).isTrue();
-		int afterClose = renewals.get();
-		await(() -> scheduler.getQueue().isEmpty());
-		Thread.sleep(500);
-		assertThat(renewals.get()).as("renewals after close").isEqualTo(afterClose);
+		try {
+			LockHandle handle = template.acquire("k", LockOptions.builder().timeout(Duration.ofMillis(300))
+				.autoRenew(true).build());
+			// its renewal hangs in the store, so its local lease runs out: neither released nor lost, it is no longer
+			// among the held locks that close releases, and its ticks keep coming
+			await(() -> !handle.isHeld());
+			assertThat(template.heldLocks()).isEmpty();
+			template.close();
+			await(() -> scheduler.getQueue().isEmpty());
+			Thread.sleep(300); // three tick intervals
+			int afterClose = handedOver.get();
+			assertThat(scheduler.getQueue()).as("ticks left on the owner's scheduler").isEmpty();
+			Thread.sleep(300);
+			assertThat(handedOver.get()).as("tasks handed to the executor after close").isEqualTo(afterClose);
+			assertThat(scheduler.isShutdown()).isFalse();
+		}
+		finally {
+			unblock.countDown();
+		}
 	}
 
-	/** Grants every request; every renewal succeeds and every release fails with a store error. */
-	private static final class UnreleasableProvider implements LockProvider {
+	/** Grants every request; a renewal hangs until the test ends. */
+	private static final class StuckRenewalProvider implements LockProvider {
+
+		private final CountDownLatch unblock;
+
+		StuckRenewalProvider(CountDownLatch unblock) {
+			this.unblock = unblock;
+		}
 
 		@Override
 		public Optional<Lease> tryAcquire(LockRequest request) {
@@ -108,12 +129,18 @@ class RenewalExecutorTest {
 
 				@Override
 				public boolean extend(Duration lease) {
+					try {
+						unblock.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
 					return true;
 				}
 
 				@Override
 				public boolean release() {
-					throw new IllegalStateException("store unreachable");
+					return true;
 				}
 			});
 		}
