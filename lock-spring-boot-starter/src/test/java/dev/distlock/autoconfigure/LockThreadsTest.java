@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -22,6 +23,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.TaskDecorator;
+import org.springframework.data.mongodb.core.MongoTemplate;
 
 import dev.distlock.autoconfigure.actuate.DistributedLockActuatorAutoConfiguration;
 import dev.distlock.autoconfigure.actuate.LocksHealthIndicator;
@@ -34,6 +36,8 @@ import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.mongo.MongoLockProvider;
+import dev.distlock.mongo.testsupport.MongoTestServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -121,6 +125,23 @@ class LockThreadsTest {
 			// The pool reuses an idle thread: sequential calls share one or a few, never one each.
 			assertThat(Set.copyOf(store.threads)).as("threads that pinged").hasSizeLessThan(calls / 2);
 		});
+	}
+
+	@Test
+	void theMongoPurgerRunsOnDistlocksSchedulerNotOnAThreadOfItsOwn() {
+		try (MongoTestServer mongo = MongoTestServer.startInProcess()) {
+			runner.withConfiguration(AutoConfigurations.of(MongoLockAutoConfiguration.class))
+				.withBean(MongoTemplate.class, mongo::template)
+				.withPropertyValues("distributed-lock.mongo.purge-interval=1h")
+				.run(context -> {
+					assertThat(context).hasSingleBean(MongoLockProvider.class);
+					ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) context
+						.getBean(LockThreads.class).scheduler();
+					assertThat(scheduler.getQueue()).as("the purge, with no lock held").hasSize(1);
+					assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+						.doesNotContain("distlock-mongo-purger");
+				});
+		}
 	}
 
 	@Test
