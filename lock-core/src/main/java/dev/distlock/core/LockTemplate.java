@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.OwnerTokens;
+import dev.distlock.core.internal.Watchdog;
 import dev.distlock.core.internal.StoreCalls;
 import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
@@ -61,8 +63,8 @@ public final class LockTemplate implements AutoCloseable {
 		this.keyPrefix = builder.keyPrefix;
 		this.owner = builder.owner;
 		this.store = new StoreCalls(provider.name());
-		this.handles = new HandleRegistry(builder.listeners, builder.scheduler, store, nanoClock,
-				builder.holderCheckInterval);
+		this.handles = new HandleRegistry(builder.listeners,
+				new Watchdog(builder.scheduler, builder.renewalExecutor), store, nanoClock, builder.holderCheckInterval);
 		this.acquirer = new LockAcquirer(provider, store, handles, nanoClock);
 	}
 
@@ -422,6 +424,8 @@ public final class LockTemplate implements AutoCloseable {
 
 		private @Nullable ScheduledExecutorService scheduler;
 
+		private @Nullable Executor renewalExecutor;
+
 		private Duration holderCheckInterval = DEFAULT_HOLDER_CHECK_INTERVAL;
 
 		private Builder(LockProvider provider) {
@@ -460,9 +464,24 @@ public final class LockTemplate implements AutoCloseable {
 			return this;
 		}
 
-		/** Runs renewals on this scheduler instead of the template's own daemon thread. */
+		/**
+		 * Ticks renewals and holder checks on this scheduler instead of the template's own daemon thread; a tick only
+		 * hands the store call to the {@link #renewalExecutor renewal executor}. The template does not shut it down,
+		 * its owner does; closing the template stops the template's own ticks on it.
+		 */
 		public Builder scheduler(ScheduledExecutorService scheduler) {
 			this.scheduler = scheduler;
+			return this;
+		}
+
+		/**
+		 * Runs the renewals' and holder checks' store calls on this executor instead of the template's own pool of
+		 * daemon threads (one per renewal in flight, reused). It must run tasks concurrently and off the calling
+		 * thread, so that a renewal stuck in the store holds up no other lock's renewal. The template does not shut it
+		 * down, its owner does; once the template is closed it hands it no more renewals.
+		 */
+		public Builder renewalExecutor(Executor renewalExecutor) {
+			this.renewalExecutor = renewalExecutor;
 			return this;
 		}
 

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 
 import javax.sql.DataSource;
 
@@ -60,7 +61,13 @@ public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSo
 
 	private final JdbcMaintenance maintenance;
 
-	private @Nullable ScheduledExecutorService purger;
+	/** The scheduler handed in for the purger, or null for a thread of the purger's own. */
+	private @Nullable ScheduledExecutorService purgeScheduler;
+
+	/** The purger's own thread, when no scheduler was handed in. */
+	private @Nullable ScheduledExecutorService ownPurger;
+
+	private @Nullable ScheduledFuture<?> purges;
 
 	private boolean started;
 
@@ -103,7 +110,7 @@ public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSo
 	}
 
 	/**
-	 * Starts the purger if a purge interval is set. Calling it again does nothing. The table must exist: see
+	 * Schedules the purger if a purge interval is set. Calling it again does nothing. The table must exist: see
 	 * {@link #createSchema()} and {@link #tableExists()}.
 	 */
 	public synchronized void start() {
@@ -113,8 +120,27 @@ public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSo
 		started = true;
 		Duration interval = settings.purgeInterval();
 		if (interval != null) {
-			purger = maintenance.schedulePurge(interval);
+			ScheduledExecutorService scheduler = purgeScheduler;
+			if (scheduler == null) {
+				scheduler = maintenance.purgeThread();
+				ownPurger = scheduler;
+			}
+			purges = maintenance.schedulePurge(interval, scheduler);
 		}
+	}
+
+	/**
+	 * Runs the purger on this scheduler (a Spring Boot application hands in distlock's own) instead of a daemon
+	 * thread of the provider's own; call it before {@link #start()}. The provider does not shut it down, its owner
+	 * does; {@link #close()} cancels the purges.
+	 * @return this provider
+	 */
+	public synchronized JdbcLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
+		if (started) {
+			throw new IllegalStateException("The purge scheduler must be set before start()");
+		}
+		this.purgeScheduler = scheduler;
+		return this;
 	}
 
 	/**
@@ -253,9 +279,13 @@ public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSo
 	@Override
 	public synchronized void close() {
 		acquirer.close();
-		if (purger != null) {
-			purger.shutdownNow();
-			purger = null;
+		if (purges != null) {
+			purges.cancel(false);
+			purges = null;
+		}
+		if (ownPurger != null) {
+			ownPurger.shutdownNow();
+			ownPurger = null;
 		}
 		wakeups.close();
 	}

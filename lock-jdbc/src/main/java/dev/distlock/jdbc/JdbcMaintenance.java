@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -128,13 +129,11 @@ final class JdbcMaintenance {
 		return total;
 	}
 
-	ScheduledExecutorService schedulePurge(Duration interval) {
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-			Thread thread = new Thread(runnable, "distlock-jdbc-purge-" + settings.table());
-			thread.setDaemon(true);
-			return thread;
-		});
-		executor.scheduleWithFixedDelay(() -> {
+	/**
+	 * Purges every {@code interval} on the scheduler; cancelling the returned future stops it.
+	 */
+	ScheduledFuture<?> schedulePurge(Duration interval, ScheduledExecutorService scheduler) {
+		return scheduler.scheduleWithFixedDelay(() -> {
 			try {
 				purge();
 			}
@@ -143,7 +142,15 @@ final class JdbcMaintenance {
 						+ interval, ex);
 			}
 		}, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-		return executor;
+	}
+
+	/** The purger's own daemon thread, when no scheduler was handed in; the caller shuts it down. */
+	ScheduledExecutorService purgeThread() {
+		return Executors.newSingleThreadScheduledExecutor(runnable -> {
+			Thread thread = new Thread(runnable, "distlock-jdbc-purge-" + settings.table());
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 }

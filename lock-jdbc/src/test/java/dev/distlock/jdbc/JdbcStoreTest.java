@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -52,6 +53,39 @@ class JdbcStoreTest {
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(second.release()).isTrue();
 		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void thePurgerRunsOnASchedulerHandedInAndCloseCancelsItWithoutShuttingTheSchedulerDown(TestDatabase db)
+			throws Exception {
+		String key = "purge-scheduled:" + System.nanoTime();
+		JdbcLockSettings scheduled = JdbcLockSettings.defaults()
+			.withPurge(Duration.ofMillis(100), JdbcLockSettings.MIN_PURGE_GRACE);
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
+				runnable -> new Thread(runnable, "owner-scheduler"));
+		try {
+			JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), scheduled,
+					Duration.ofMillis(1)).purgeScheduler(scheduler);
+			JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+			provider.start();
+			assertThat(scheduler.getQueue()).as("the purge, scheduled on the owner's scheduler").hasSize(1);
+			assertThat(provider.tryAcquire(exclusive(key, Duration.ofSeconds(5))).orElseThrow().release()).isTrue();
+			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+			while (!inspector.rows(key).isEmpty() && System.nanoTime() - deadline < 0) {
+				Thread.sleep(50);
+			}
+			assertThat(inspector.rows(key)).as("purged in the background").isEmpty();
+			assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+				.noneMatch(name -> name.startsWith("distlock-jdbc-purge-"));
+			provider.close();
+			scheduler.purge(); // drops the cancelled purge from the queue
+			assertThat(scheduler.getQueue()).isEmpty();
+			assertThat(scheduler.isShutdown()).isFalse();
+		}
+		finally {
+			scheduler.shutdownNow();
+		}
 	}
 
 	@ParameterizedTest

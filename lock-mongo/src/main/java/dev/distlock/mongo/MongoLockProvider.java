@@ -6,6 +6,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -65,7 +66,13 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 
 	private final MongoMaintenance maintenance;
 
-	private @Nullable ScheduledExecutorService purger;
+	/** The scheduler handed in for the purger, or null for a thread of the purger's own. */
+	private @Nullable ScheduledExecutorService purgeScheduler;
+
+	/** The purger's own thread, when no scheduler was handed in. */
+	private @Nullable ScheduledExecutorService ownPurger;
+
+	private @Nullable ScheduledFuture<?> purges;
 
 	private boolean started;
 
@@ -97,7 +104,7 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	}
 
 	/**
-	 * Creates the index if the settings ask for it and starts the purger thread if a purge interval is set.
+	 * Creates the index if the settings ask for it and schedules the purger if a purge interval is set.
 	 * Calling it again does nothing.
 	 */
 	public synchronized void start() {
@@ -111,8 +118,27 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 		}
 		Duration interval = settings.purgeInterval();
 		if (interval != null) {
-			purger = maintenance.schedulePurge(interval);
+			ScheduledExecutorService scheduler = purgeScheduler;
+			if (scheduler == null) {
+				scheduler = MongoMaintenance.purgeThread();
+				ownPurger = scheduler;
+			}
+			purges = maintenance.schedulePurge(interval, scheduler);
 		}
+	}
+
+	/**
+	 * Runs the purger on this scheduler (a Spring Boot application hands in distlock's own) instead of a daemon
+	 * thread of the provider's own; call it before {@link #start()}. The provider does not shut it down, its owner
+	 * does; {@link #close()} cancels the purges.
+	 * @return this provider
+	 */
+	public synchronized MongoLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
+		if (started) {
+			throw new IllegalStateException("The purge scheduler must be set before start()");
+		}
+		this.purgeScheduler = scheduler;
+		return this;
 	}
 
 	/**
@@ -240,9 +266,13 @@ public final class MongoLockProvider implements WaitingLockProvider, LockStatusS
 	 */
 	@Override
 	public synchronized void close() {
-		if (purger != null) {
-			purger.shutdownNow();
-			purger = null;
+		if (purges != null) {
+			purges.cancel(false);
+			purges = null;
+		}
+		if (ownPurger != null) {
+			ownPurger.shutdownNow();
+			ownPurger = null;
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -64,17 +65,20 @@ final class MongoMaintenance {
 	}
 
 	/**
-	 * Purges every {@code interval} on a daemon thread of its own; the caller shuts the returned executor down.
+	 * Purges every {@code interval} on the scheduler; cancelling the returned future stops it.
 	 */
-	ScheduledExecutorService schedulePurge(Duration interval) {
-		ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(runnable -> {
+	ScheduledFuture<?> schedulePurge(Duration interval, ScheduledExecutorService scheduler) {
+		return scheduler.scheduleWithFixedDelay(this::purgeQuietly, interval.toMillis(), interval.toMillis(),
+				TimeUnit.MILLISECONDS);
+	}
+
+	/** The purger's own daemon thread, when no scheduler was handed in; the caller shuts it down. */
+	static ScheduledExecutorService purgeThread() {
+		return Executors.newSingleThreadScheduledExecutor(runnable -> {
 			Thread thread = new Thread(runnable, "distlock-mongo-purger");
 			thread.setDaemon(true);
 			return thread;
 		});
-		purger.scheduleWithFixedDelay(this::purgeQuietly, interval.toMillis(), interval.toMillis(),
-				TimeUnit.MILLISECONDS);
-		return purger;
 	}
 
 	private void purgeQuietly() {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.BooleanSupplier;
 
 import org.bson.Document;
@@ -227,6 +228,34 @@ abstract class AbstractMongoLockProviderStoreTest {
 		Thread.sleep(150);
 		assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
 			.doesNotContain("distlock-mongo-purger");
+	}
+
+	@Test
+	void purgerRunsOnASchedulerHandedInAndCloseCancelsItWithoutShuttingTheSchedulerDown() throws Exception {
+		MongoLockSettings scheduled = settings.withPurge(Duration.ofMillis(100), MongoLockSettings.MIN_PURGE_GRACE);
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
+				runnable -> new Thread(runnable, "owner-scheduler"));
+		try {
+			try (MongoLockProvider purging = new MongoLockProvider(server.template(), scheduled, Duration.ZERO)
+				.purgeScheduler(scheduler)) {
+				purging.start();
+				assertThat(scheduler.getQueue()).as("the purge, scheduled on the owner's scheduler").hasSize(1);
+				expiringSoon(LockTemplate.builder(purging).build(), "gone", lease(LONG));
+				long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+				while (!ids().isEmpty() && System.nanoTime() < deadline) {
+					Thread.sleep(50);
+				}
+				assertThat(ids()).isEmpty();
+				assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+					.doesNotContain("distlock-mongo-purger");
+			}
+			scheduler.purge(); // drops the cancelled purge from the queue
+			assertThat(scheduler.getQueue()).isEmpty();
+			assertThat(scheduler.isShutdown()).isFalse();
+		}
+		finally {
+			scheduler.shutdownNow();
+		}
 	}
 
 	@Test

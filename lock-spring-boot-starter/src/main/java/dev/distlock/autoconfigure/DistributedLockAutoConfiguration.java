@@ -8,6 +8,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -59,13 +63,31 @@ public final class DistributedLockAutoConfiguration {
 	}
 
 	/**
-	 * The template, with the properties as defaults and every {@link LockListener} bean.
+	 * distlock's threads, built with Boot's task builders (plain ones when Boot's task auto-configuration is off): on
+	 * virtual threads when {@code spring.threads.virtual.enabled} is set on Java 21 or later.
+	 */
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	LockThreads lockThreads(Environment environment, ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulers,
+			ObjectProvider<ThreadPoolTaskExecutorBuilder> pools, ObjectProvider<SimpleAsyncTaskExecutorBuilder> simple) {
+		ThreadPoolTaskSchedulerBuilder scheduler = schedulers.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new);
+		if (Threading.VIRTUAL.isActive(environment)) {
+			return LockThreads.virtual(scheduler, simple.getIfAvailable(SimpleAsyncTaskExecutorBuilder::new));
+		}
+		return LockThreads.platform(scheduler, pools.getIfAvailable(ThreadPoolTaskExecutorBuilder::new));
+	}
+
+	/**
+	 * The template, with the properties as defaults, every {@link LockListener} bean, and renewals on
+	 * {@link LockThreads}.
 	 */
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	LockTemplate lockTemplate(LockProvider provider, DistributedLockProperties properties,
-			ObjectProvider<LockListener> listeners, Environment environment) {
+			ObjectProvider<LockListener> listeners, Environment environment, LockThreads threads) {
 		LockTemplate.Builder builder = LockTemplate.builder(provider)
+			.scheduler(threads.scheduler())
+			.renewalExecutor(threads.executor())
 			.defaults(LockPropertyValues.options(properties))
 			.keyPrefix(LockPropertyValues.keyPrefix(properties))
 			.owner(LockPropertyValues.owner(properties, environment));

@@ -6,6 +6,7 @@ import java.sql.SQLException;
 
 import javax.sql.DataSource;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -42,8 +43,10 @@ public final class JdbcLockAutoConfiguration {
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean(LockProvider.class)
 	@ConditionalOnSingleCandidate(DataSource.class)
-	JdbcLockProvider jdbcLockProvider(DataSource dataSource, JdbcLockProperties properties) {
+	JdbcLockProvider jdbcLockProvider(DataSource dataSource, JdbcLockProperties properties,
+			ObjectProvider<LockThreads> threads) {
 		JdbcLockProvider provider = new JdbcLockProvider(dataSource, settings(properties));
+		threads.ifAvailable(own -> provider.purgeScheduler(own.scheduler()));
 		DatabaseInitializationMode mode = properties.getInitializeSchema();
 		if (mode == DatabaseInitializationMode.ALWAYS
 				|| (mode == DatabaseInitializationMode.EMBEDDED && EmbeddedDatabaseConnection.isEmbedded(dataSource))) {

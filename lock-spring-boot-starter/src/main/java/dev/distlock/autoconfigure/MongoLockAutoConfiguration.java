@@ -1,5 +1,6 @@
 package dev.distlock.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,7 +17,7 @@ import dev.distlock.mongo.MongoLockSettings;
 
 /**
  * The MongoDB provider, on the application's {@link MongoTemplate}. Its {@code start()} creates the index (when
- * {@code mongo.create-indexes}) and schedules the purger every {@code mongo.purge-interval}; {@code close()} stops it
+ * {@code mongo.create-indexes}) and schedules the purger every {@code mongo.purge-interval} on {@link LockThreads}; {@code close()} stops it
  * on shutdown. Runs after Spring Boot's MongoDB and distlock's Redis auto-configurations, so {@code provider=auto}
  * prefers Redis.
  */
@@ -34,8 +35,11 @@ public final class MongoLockAutoConfiguration {
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean(LockProvider.class)
 	@ConditionalOnSingleCandidate(MongoTemplate.class)
-	MongoLockProvider mongoLockProvider(MongoTemplate mongoTemplate, MongoLockProperties properties) {
-		return new MongoLockProvider(mongoTemplate, settings(properties));
+	MongoLockProvider mongoLockProvider(MongoTemplate mongoTemplate, MongoLockProperties properties,
+			ObjectProvider<LockThreads> threads) {
+		MongoLockProvider provider = new MongoLockProvider(mongoTemplate, settings(properties));
+		threads.ifAvailable(own -> provider.purgeScheduler(own.scheduler()));
+		return provider;
 	}
 
 	/**

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -45,14 +44,14 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 	private final Duration holderCheckInterval;
 
 	/**
-	 * A registry reporting to the listeners, renewing on the scheduler (or its own thread when null), and checking
-	 * locks without expiry every {@code holderCheckInterval}.
+	 * A registry reporting to the listeners, renewing with the watchdog (which it closes), and checking locks without
+	 * expiry every {@code holderCheckInterval}.
 	 */
-	public HandleRegistry(List<LockListener> listeners, @Nullable ScheduledExecutorService scheduler,
-			StoreCalls store, LongSupplier nanoClock, Duration holderCheckInterval) {
+	public HandleRegistry(List<LockListener> listeners, Watchdog watchdog, StoreCalls store, LongSupplier nanoClock,
+			Duration holderCheckInterval) {
 		this.holderCheckInterval = holderCheckInterval;
 		this.listeners = new Listeners(listeners);
-		this.watchdog = new Watchdog(scheduler);
+		this.watchdog = watchdog;
 		this.store = store;
 		this.nanoClock = nanoClock;
 	}

@@ -1,6 +1,7 @@
 package dev.distlock.core.internal;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * Renews auto-renew leases every third of the lease, and checks locks without expiry at a set interval (they have no
  * lease to renew, and no other way to learn that they were taken away). One shared scheduler thread ticks for all locks; the renewals
  * run on a small pool of their own (one thread while the store answers), so a renewal stuck in the store delays no
- * other lock's renewal, and a lock's next tick is skipped while its own renewal is still running.
+ * other lock's renewal, and a lock's next tick is skipped while its own renewal is still running. Both can be handed
+ * in (a Spring Boot application passes threads built with Boot's builders); what is handed in is not shut down here,
+ * but once closed the watchdog makes no more renewals, and each tick still scheduled cancels itself when it fires.
  */
 public final class Watchdog implements AutoCloseable {
 
@@ -23,17 +26,41 @@ public final class Watchdog implements AutoCloseable {
 	private volatile @Nullable ScheduledExecutorService owned;
 
 	/** Runs the renewals themselves, so one store call that hangs delays no other lock's renewal. */
-	private final ExecutorService renewals = Executors.newCachedThreadPool(runnable -> {
-		Thread thread = new Thread(runnable, "distlock-renewal");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final Executor renewals;
+
+	/** The renewal pool this watchdog made, which it shuts down at close; null when one was handed in. */
+	private final @Nullable ExecutorService ownedRenewals;
+
+	private volatile boolean closed;
 
 	/**
-	 * A watchdog on the given scheduler, or on its own daemon thread (started on first use) when null.
+	 * A watchdog on the given scheduler, or on its own daemon thread (started on first use) when null, renewing on its
+	 * own pool of daemon threads.
 	 */
 	public Watchdog(@Nullable ScheduledExecutorService scheduler) {
+		this(scheduler, null);
+	}
+
+	/**
+	 * A watchdog ticking on the given scheduler and renewing on the given executor; either, when null, is the
+	 * watchdog's own. The executor must run tasks concurrently (a renewal stuck in the store must not hold up
+	 * others) and must not run them on the calling thread, which is the ticking one.
+	 */
+	public Watchdog(@Nullable ScheduledExecutorService scheduler, @Nullable Executor renewals) {
 		this.supplied = scheduler;
+		if (renewals != null) {
+			this.renewals = renewals;
+			this.ownedRenewals = null;
+		}
+		else {
+			ExecutorService pool = Executors.newCachedThreadPool(runnable -> {
+				Thread thread = new Thread(runnable, "distlock-renewal");
+				thread.setDaemon(true);
+				return thread;
+			});
+			this.renewals = pool;
+			this.ownedRenewals = pool;
+		}
 	}
 
 	/**
@@ -57,20 +84,36 @@ public final class Watchdog implements AutoCloseable {
 	}
 
 	private void checkLater(LeaseHandle handle) {
+		if (closed) {
+			handle.renewal().cancel();
+			return;
+		}
 		try {
-			renewals.execute(() -> handle.renewal().check());
+			renewals.execute(() -> {
+				if (!closed) {
+					handle.renewal().check();
+				}
+			});
 		}
 		catch (RejectedExecutionException ex) {
-			// closed: the template is shutting down and releases its locks itself
+			// closed, or the executor's owner shut it down: the template is shutting down and releases its locks itself
 		}
 	}
 
 	private void renewLater(LeaseHandle handle, Duration interval) {
+		if (closed) {
+			handle.renewal().cancel();
+			return;
+		}
 		try {
-			renewals.execute(() -> handle.renewal().tick(interval));
+			renewals.execute(() -> {
+				if (!closed) {
+					handle.renewal().tick(interval);
+				}
+			});
 		}
 		catch (RejectedExecutionException ex) {
-			// closed: the template is shutting down and releases its locks itself
+			// closed, or the executor's owner shut it down: the template is shutting down and releases its locks itself
 		}
 	}
 
@@ -104,9 +147,16 @@ public final class Watchdog implements AutoCloseable {
 		return current;
 	}
 
+	/**
+	 * Stops renewing: no renewal starts after this, ticks on a scheduler handed in cancel themselves when they next
+	 * fire, and the threads the watchdog made itself are stopped. Executors handed in are left to their owner.
+	 */
 	@Override
 	public void close() {
-		renewals.shutdownNow();
+		closed = true;
+		if (ownedRenewals != null) {
+			ownedRenewals.shutdownNow();
+		}
 		ScheduledExecutorService current = owned;
 		if (current != null) {
 			current.shutdownNow();

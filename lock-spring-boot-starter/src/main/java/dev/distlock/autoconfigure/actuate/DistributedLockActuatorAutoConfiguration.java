@@ -1,5 +1,7 @@
 package dev.distlock.autoconfigure.actuate;
 
+import java.util.concurrent.Executor;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
@@ -16,8 +18,10 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.LockThreads;
 import dev.distlock.core.LockTemplate;
 
 /**
@@ -74,10 +78,17 @@ public final class DistributedLockActuatorAutoConfiguration {
 	@ConditionalOnEnabledHealthIndicator("locks")
 	static class HealthConfiguration {
 
+		/**
+		 * Pings on distlock's threads; on a thread per call only when distlock's auto-configuration is off and the
+		 * template is the application's own.
+		 */
 		@Bean
 		@ConditionalOnMissingBean(name = "locksHealthIndicator")
-		LocksHealthIndicator locksHealthIndicator(LockTemplate template, LocksActuatorProperties properties) {
-			return new LocksHealthIndicator(template, properties.checkedHealthTimeout());
+		LocksHealthIndicator locksHealthIndicator(LockTemplate template, LocksActuatorProperties properties,
+				ObjectProvider<LockThreads> threads) {
+			LockThreads own = threads.getIfAvailable();
+			Executor pings = own != null ? own.executor() : new SimpleAsyncTaskExecutor("distlock-health-");
+			return new LocksHealthIndicator(template, properties.checkedHealthTimeout(), pings);
 		}
 
 	}

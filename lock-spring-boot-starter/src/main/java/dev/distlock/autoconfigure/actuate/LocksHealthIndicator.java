@@ -2,8 +2,10 @@ package dev.distlock.autoconfigure.actuate;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -24,13 +26,17 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 
 	private final Duration timeout;
 
+	private final Executor pings;
+
 	/**
-	 * Checks the template's store, waiting at most {@code timeout} for its ping.
+	 * Checks the template's store, pinging on {@code pings} (the auto-configuration passes distlock's
+	 * {@code LockThreads} executor) and waiting at most {@code timeout} for the answer.
 	 */
-	public LocksHealthIndicator(LockTemplate template, Duration timeout) {
+	public LocksHealthIndicator(LockTemplate template, Duration timeout, Executor pings) {
 		super("Lock store health check failed");
 		this.template = template;
 		this.timeout = timeout;
+		this.pings = pings;
 	}
 
 	@Override
@@ -45,14 +51,18 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 	}
 
 	/**
-	 * Pings on a daemon thread of its own, so a store that does not answer cannot hold the health endpoint for the
-	 * client's whole command timeout.
+	 * Pings on the executor, not on the caller's thread, so a store that does not answer cannot hold the health
+	 * endpoint for the client's whole command timeout; a ping past the timeout is interrupted.
 	 */
 	private Optional<Duration> ping() throws InterruptedException {
 		FutureTask<Optional<Duration>> task = new FutureTask<>(template::ping);
-		Thread thread = new Thread(task, "distlock-health-ping");
-		thread.setDaemon(true);
-		thread.start();
+		try {
+			pings.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			throw new LockStoreException(null, "Ping of lock store '" + template.provider().name()
+					+ "' was refused by its executor (shutting down?)", ex);
+		}
 		try {
 			return task.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		}

@@ -46,6 +46,9 @@ class LocksHealthIndicatorTest {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(3);
 
+	/** Where the indicators ping, as distlock's threads do in an application. */
+	private static final ExecutorService PINGS = Executors.newCachedThreadPool();
+
 	private static RedisServerProcess redis;
 
 	@BeforeAll
@@ -56,13 +59,14 @@ class LocksHealthIndicatorTest {
 	@AfterAll
 	static void stopRedis() {
 		redis.close();
+		PINGS.shutdownNow();
 	}
 
 	@Test
 	void upWithProviderAndLatencyWhenRedisAnswers() {
 		LettuceConnectionFactory factory = redis.connectionFactory();
 		try (RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults())) {
-			Health health = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT).health();
+			Health health = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
 			assertThat(health.getDetails()).containsEntry("provider", "redis")
 				.hasEntrySatisfying("latency", latency -> assertThat(latency.toString()).matches("\\d+\\.\\d+ms"));
@@ -78,7 +82,7 @@ class LocksHealthIndicatorTest {
 		ExecutorService pool = Executors.newFixedThreadPool(4);
 		try (RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
 				LockTemplate template = new LockTemplate(provider)) {
-			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT);
+			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS);
 			LockOptions contended = LockOptions.builder().timeout(Duration.ofSeconds(10)).retries(2)
 				.delay(Duration.ofMillis(10)).build();
 			try (LockHandle hot = template.acquire("hot", contended)) {
@@ -111,7 +115,7 @@ class LocksHealthIndicatorTest {
 						LockKeyTag.beforeFirstColon(), null))
 				.build();
 			holder[0] = template;
-			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT);
+			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS);
 			LockHandle held = template.acquire("orders:1", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
 			redis.stop();
 			try {
@@ -147,7 +151,7 @@ class LocksHealthIndicatorTest {
 	void upOnMongoAndDownOnceItStops() {
 		try (MongoTestServer mongo = MongoTestServer.startInProcess()) {
 			MongoLockProvider provider = new MongoLockProvider(mongo.template(), MongoLockSettings.defaults());
-			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT);
+			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS);
 			Health up = indicator.health();
 			assertThat(up.getStatus()).isEqualTo(Status.UP);
 			assertThat(up.getDetails()).containsEntry("provider", "mongo").containsKey("latency");
@@ -160,7 +164,8 @@ class LocksHealthIndicatorTest {
 
 	@Test
 	void downWhenThePingDoesNotAnswerInTime() {
-		Health health = new LocksHealthIndicator(new LockTemplate(new SilentStore()), Duration.ofMillis(200)).health();
+		Health health = new LocksHealthIndicator(new LockTemplate(new SilentStore()), Duration.ofMillis(200), PINGS)
+			.health();
 		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 		assertThat(health.getDetails()).hasEntrySatisfying("error",
 				error -> assertThat(error.toString()).contains("did not answer a ping within PT0.2S"));
@@ -168,8 +173,8 @@ class LocksHealthIndicatorTest {
 
 	@Test
 	void upOnTheInMemoryStoreAndUnknownForAStoreWithoutPing() {
-		assertThat(new LocksHealthIndicator(new LockTemplate(new InMemoryLockProvider()), TIMEOUT).health().getStatus())
-			.isEqualTo(Status.UP);
+		assertThat(new LocksHealthIndicator(new LockTemplate(new InMemoryLockProvider()), TIMEOUT, PINGS).health()
+			.getStatus()).isEqualTo(Status.UP);
 		LockProvider noPing = new LockProvider() {
 			@Override
 			public Optional<Lease> tryAcquire(LockRequest request) {
@@ -181,7 +186,8 @@ class LocksHealthIndicatorTest {
 				return false;
 			}
 		};
-		assertThat(new LocksHealthIndicator(new LockTemplate(noPing), TIMEOUT).health().getStatus()).isEqualTo(Status.UNKNOWN);
+		assertThat(new LocksHealthIndicator(new LockTemplate(noPing), TIMEOUT, PINGS).health().getStatus())
+			.isEqualTo(Status.UNKNOWN);
 	}
 
 	private static void awaitUp(LocksHealthIndicator indicator) {
