@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockTemplate;
 
 /**
@@ -28,7 +29,7 @@ import dev.distlock.core.LockTemplate;
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
-@ConditionalOnBean(LockTemplate.class)
+@ConditionalOnBean(LockOperations.class)
 @EnableConfigurationProperties(LocksActuatorProperties.class)
 public final class DistributedLockActuatorAutoConfiguration {
 
@@ -53,15 +54,16 @@ public final class DistributedLockActuatorAutoConfiguration {
 		@ConditionalOnMissingBean(LocksEndpoint.class)
 		@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled", havingValue = false,
 				matchIfMissing = true)
-		LocksEndpoint locksEndpoint(LockTemplate template, LocksActuatorProperties properties) {
-			return new LocksEndpoint(template, properties.checkedStatusLimit());
+		LocksEndpoint locksEndpoint(LockOperations operations, LocksActuatorProperties properties) {
+			return new LocksEndpoint(operations, properties.checkedStatusLimit());
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(LocksEndpoint.class)
 		@ConditionalOnBooleanProperty("distributed-lock.actuator.force-release-enabled")
-		ForceReleaseLocksEndpoint forceReleaseLocksEndpoint(LockTemplate template, LocksActuatorProperties properties) {
-			return new ForceReleaseLocksEndpoint(template, properties.checkedStatusLimit());
+		ForceReleaseLocksEndpoint forceReleaseLocksEndpoint(LockOperations operations,
+				LocksActuatorProperties properties) {
+			return new ForceReleaseLocksEndpoint(operations, properties.checkedStatusLimit());
 		}
 
 	}
@@ -76,8 +78,8 @@ public final class DistributedLockActuatorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "locksHealthIndicator")
-		LocksHealthIndicator locksHealthIndicator(LockTemplate template, LocksActuatorProperties properties) {
-			return new LocksHealthIndicator(template, properties.checkedHealthTimeout());
+		LocksHealthIndicator locksHealthIndicator(LockOperations operations, LocksActuatorProperties properties) {
+			return new LocksHealthIndicator(operations, properties.checkedHealthTimeout());
 		}
 
 	}

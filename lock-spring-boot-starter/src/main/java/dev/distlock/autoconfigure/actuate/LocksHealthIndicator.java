@@ -11,7 +11,7 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 import dev.distlock.core.LockStoreException;
-import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockOperations;
 
 /**
  * The {@code locks} health indicator: UP with the ping latency when the lock store answers, DOWN when it does not
@@ -20,22 +20,22 @@ import dev.distlock.core.LockTemplate;
  */
 public final class LocksHealthIndicator extends AbstractHealthIndicator {
 
-	private final LockTemplate template;
+	private final LockOperations operations;
 
 	private final Duration timeout;
 
 	/**
 	 * Checks the template's store, waiting at most {@code timeout} for its ping.
 	 */
-	public LocksHealthIndicator(LockTemplate template, Duration timeout) {
+	public LocksHealthIndicator(LockOperations operations, Duration timeout) {
 		super("Lock store health check failed");
-		this.template = template;
+		this.operations = operations;
 		this.timeout = timeout;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) throws Exception {
-		builder.withDetail("provider", template.provider().name());
+		builder.withDetail("provider", providerName());
 		Optional<Duration> latency = ping();
 		if (latency.isEmpty()) {
 			builder.unknown().withDetail("reason", "the provider has no ping");
@@ -49,7 +49,7 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 	 * client's whole command timeout.
 	 */
 	private Optional<Duration> ping() throws InterruptedException {
-		FutureTask<Optional<Duration>> task = new FutureTask<>(template::ping);
+		FutureTask<Optional<Duration>> task = new FutureTask<>(operations::ping);
 		Thread thread = new Thread(task, "distlock-health-ping");
 		thread.setDaemon(true);
 		thread.start();
@@ -59,15 +59,19 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 		catch (TimeoutException ex) {
 			task.cancel(true);
 			throw new LockStoreException(null,
-					"Lock store '" + template.provider().name() + "' did not answer a ping within " + timeout, null);
+					"Lock store '" + providerName() + "' did not answer a ping within " + timeout, null);
 		}
 		catch (ExecutionException ex) {
 			if (ex.getCause() instanceof RuntimeException runtime) {
 				throw runtime;
 			}
-			throw new LockStoreException(null, "Ping of lock store '" + template.provider().name() + "' failed",
+			throw new LockStoreException(null, "Ping of lock store '" + providerName() + "' failed",
 					ex.getCause());
 		}
+	}
+
+	private String providerName() {
+		return operations.template().provider().name();
 	}
 
 }

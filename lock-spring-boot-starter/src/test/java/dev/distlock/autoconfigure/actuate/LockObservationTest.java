@@ -17,7 +17,7 @@ import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockTemplate;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.spring.DistributedLock;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
@@ -85,7 +85,7 @@ class LockObservationTest {
 		runner.run(context -> {
 			LockTemplate template = context.getBean(LockTemplate.class);
 			LockHandle handle = template.acquire("orders:7", ONE_TRY);
-			((LockStatusSource) template.provider()).forceRelease("app:orders:7");
+			((OperatorSupport) template.provider()).forceRelease("app:orders:7");
 			assertThatExceptionOfType(LockReleaseException.class).isThrownBy(handle::release);
 			assertThat(observations).hasNumberOfObservationsWithNameEqualTo("distlock.lock", 1)
 				.hasObservationWithNameEqualTo("distlock.lock")
