@@ -18,7 +18,7 @@ public class LockKeyEvaluationException extends DistributedLockException {
 	 * Creates the error for the method and expression.
 	 */
 	public LockKeyEvaluationException(Method method, String expression, @Nullable Throwable cause) {
-		super(null, "Lock key expression '" + expression + "' of " + Methods.describe(method) + " failed"
+		super(null, "Lock key expression '" + expression + "' of " + MethodNames.describe(method) + " failed"
 				+ (cause != null ? ": " + describe(cause) : ""), cause);
 	}
 
@@ -26,7 +26,7 @@ public class LockKeyEvaluationException extends DistributedLockException {
 	 * Creates the error for the method and expression, saying what is wrong with it.
 	 */
 	public LockKeyEvaluationException(Method method, String expression, String reason, @Nullable Throwable cause) {
-		super(null, "Lock key expression '" + expression + "' of " + Methods.describe(method) + " failed: " + reason,
+		super(null, "Lock key expression '" + expression + "' of " + MethodNames.describe(method) + " failed: " + reason,
 				cause);
 	}
 
