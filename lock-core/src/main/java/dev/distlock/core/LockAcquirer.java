@@ -11,7 +11,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.internal.HandleRegistry;
-import dev.distlock.core.internal.Interrupts;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.internal.OwnerTokens;
 import dev.distlock.core.internal.StoreCalls;
 import dev.distlock.core.internal.WaitLoop;

@@ -149,14 +149,14 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	 * A builder starting from the defaults.
 	 */
 	public static Builder builder() {
-		return new DefaultLockOptionsBuilder(DEFAULTS);
+		return new Builder(DEFAULTS);
 	}
 
 	/**
 	 * A builder starting from these options.
 	 */
 	public Builder toBuilder() {
-		return new DefaultLockOptionsBuilder(this);
+		return new Builder(this);
 	}
 
 	/**
@@ -204,67 +204,169 @@ public record LockOptions(Duration timeout, int retries, Duration delay, double 
 	}
 
 	/**
-	 * Builds {@link LockOptions}, starting from the defaults or from given options; {@link #build()} validates.
-	 * Setters check nothing, so options can be set in any order.
+	 * Builds {@link LockOptions}, starting from the defaults or from given options; {@link #build()} hands the values
+	 * to the record, which checks them all. Setters check nothing, so options can be set in any order.
 	 */
-	public interface Builder {
+	public static final class Builder {
+
+		private Duration timeout;
+
+		private int retries;
+
+		private Duration delay;
+
+		private double backoffMultiplier;
+
+		private @Nullable Duration maxDelay;
+
+		private @Nullable Duration maxWait;
+
+		private boolean autoRenew;
+
+		private FailureMode onFailure;
+
+		private LockMode mode;
+
+		private int maxConcurrent;
+
+		private @Nullable Duration holdAtLeast;
+
+		private @Nullable OwnerDetails owner;
+
+		private boolean expires;
+
+		private @Nullable String name;
+
+		private Builder(LockOptions start) {
+			this.timeout = start.timeout();
+			this.retries = start.retries();
+			this.delay = start.delay();
+			this.backoffMultiplier = start.backoffMultiplier();
+			this.maxDelay = start.maxDelay();
+			this.maxWait = start.maxWait();
+			this.autoRenew = start.autoRenew();
+			this.onFailure = start.onFailure();
+			this.mode = start.mode();
+			this.maxConcurrent = start.maxConcurrent();
+			this.holdAtLeast = start.holdAtLeast();
+			this.owner = start.owner();
+			this.expires = start.expires();
+			this.name = start.name();
+		}
 
 		/**
 		 * Sets the lease. The lock expires then, also when the builder started from {@link LockOptions#noExpiry()}:
 		 * a lease asked for is a lease kept.
 		 */
-		Builder timeout(Duration timeout);
+		public Builder timeout(Duration timeout) {
+			this.timeout = timeout;
+			// A lease set on options without expiry would otherwise be silently ignored: asking for one means expiring.
+			this.expires = true;
+			return this;
+		}
 
 		/** Sets how many retries follow the first attempt. */
-		Builder retries(int retries);
+		public Builder retries(int retries) {
+			this.retries = retries;
+			return this;
+		}
 
 		/** Sets the first retry delay. */
-		Builder delay(Duration delay);
+		public Builder delay(Duration delay) {
+			this.delay = delay;
+			return this;
+		}
 
 		/** Sets the backoff ratio; 1.0 is fixed. */
-		Builder backoffMultiplier(double backoffMultiplier);
+		public Builder backoffMultiplier(double backoffMultiplier) {
+			this.backoffMultiplier = backoffMultiplier;
+			return this;
+		}
 
 		/** Caps the grown delay; null for the default cap ({@link LockOptions#effectiveMaxDelay()}). */
-		Builder maxDelay(@Nullable Duration maxDelay);
+		public Builder maxDelay(@Nullable Duration maxDelay) {
+			this.maxDelay = maxDelay;
+			return this;
+		}
 
 		/** Limits the overall wait. */
-		Builder maxWait(@Nullable Duration maxWait);
+		public Builder maxWait(@Nullable Duration maxWait) {
+			this.maxWait = maxWait;
+			return this;
+		}
 
 		/** Waits until the lock is free or {@code maxWait} has passed, retrying without a count limit. */
-		Builder waitUpTo(Duration maxWait);
+		public Builder waitUpTo(Duration maxWait) {
+			this.maxWait = maxWait;
+			this.retries = Integer.MAX_VALUE;
+			return this;
+		}
 
 		/** Sets whether a watchdog renews the lease. */
-		Builder autoRenew(boolean autoRenew);
+		public Builder autoRenew(boolean autoRenew) {
+			this.autoRenew = autoRenew;
+			return this;
+		}
 
 		/** Sets what a guarded call does on failure. */
-		Builder onFailure(FailureMode onFailure);
+		public Builder onFailure(FailureMode onFailure) {
+			this.onFailure = onFailure;
+			return this;
+		}
 
 		/** Makes the lock exclusive (the default). */
-		Builder exclusive();
+		public Builder exclusive() {
+			this.mode = LockMode.EXCLUSIVE;
+			this.maxConcurrent = 1;
+			return this;
+		}
 
 		/** Makes the lock shared by up to {@code maxConcurrent} holders; {@link #UNLIMITED} (-1) for no limit. */
-		Builder shared(int maxConcurrent);
+		public Builder shared(int maxConcurrent) {
+			this.mode = LockMode.SHARED;
+			this.maxConcurrent = maxConcurrent;
+			return this;
+		}
 
 		/** Sets the mode and the shared limit together. */
-		Builder mode(LockMode mode, int maxConcurrent);
+		public Builder mode(LockMode mode, int maxConcurrent) {
+			this.mode = mode;
+			this.maxConcurrent = maxConcurrent;
+			return this;
+		}
 
 		/** Sets the minimum hold. */
-		Builder holdAtLeast(@Nullable Duration holdAtLeast);
+		public Builder holdAtLeast(@Nullable Duration holdAtLeast) {
+			this.holdAtLeast = holdAtLeast;
+			return this;
+		}
 
 		/** Sets the name listeners report for the lock instead of its key, such as a method name. */
-		Builder name(@Nullable String name);
+		public Builder name(@Nullable String name) {
+			this.name = name;
+			return this;
+		}
 
 		/** Sets the owner details stored with the lock. */
-		Builder owner(@Nullable OwnerDetails owner);
+		public Builder owner(@Nullable OwnerDetails owner) {
+			this.owner = owner;
+			return this;
+		}
 
 		/**
 		 * Makes the lock never expire (see {@link LockOptions#noExpiry()}); cannot be combined with autoRenew. A
 		 * {@link #timeout(Duration)} set afterwards makes it expiring again.
 		 */
-		Builder noExpiry();
+		public Builder noExpiry() {
+			this.expires = false;
+			return this;
+		}
 
 		/** Validates and builds. */
-		LockOptions build();
+		public LockOptions build() {
+			return new LockOptions(timeout, retries, delay, backoffMultiplier, maxDelay, maxWait, autoRenew, onFailure,
+					mode, maxConcurrent, holdAtLeast, owner, expires, name);
+		}
 
 	}
 

@@ -25,14 +25,12 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
 import dev.distlock.core.spi.StoreClock;
-import dev.distlock.core.spi.StoreHealth;
-import dev.distlock.core.spi.StatusQuery;
 
 /**
  * The programmatic API: run work under a lock, or take a {@link LockHandle} to close with try-with-resources. Waiting,
  * retries, backoff, groups and renewal happen here, once, for every provider. Thread-safe; share one per application.
+ * What operators call (held locks, status, forced release, ping) is on {@link LockOperations}.
  */
 public final class LockTemplate implements AutoCloseable {
 
@@ -57,6 +55,8 @@ public final class LockTemplate implements AutoCloseable {
 
 	private final LockAcquirer acquirer;
 
+	private final @Nullable LockIdSupport lockIds;
+
 	private LockTemplate(Builder builder) {
 		this.provider = builder.provider;
 		this.defaults = builder.defaults;
@@ -66,6 +66,7 @@ public final class LockTemplate implements AutoCloseable {
 		this.handles = new HandleRegistry(builder.listeners,
 				new Watchdog(builder.scheduler, builder.renewalExecutor), store, nanoClock, builder.holderCheckInterval);
 		this.acquirer = new LockAcquirer(provider, store, handles, nanoClock);
+		this.lockIds = (provider instanceof LockIdSupport ids) ? ids : null;
 	}
 
 	/**
@@ -262,59 +263,6 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	/**
-	 * The locks this template's callers hold now, in no particular order.
-	 */
-	public List<LockHandle> heldLocks() {
-		return handles.held();
-	}
-
-	/**
-	 * Releases every lock this template's callers hold. Failures are logged, not thrown.
-	 * @return how many were released cleanly
-	 */
-	public int releaseAll() {
-		return handles.releaseAll();
-	}
-
-	/**
-	 * The store's locks matching the query.
-	 * @throws UnsupportedOperationException if the provider has no status query
-	 */
-	public List<LockInfo> status(StatusQuery query) {
-		if (!(provider instanceof LockStatusSource source)) {
-			throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no status query");
-		}
-		return store.call(query.keyPrefix(), "read the status of", () -> source.status(query));
-	}
-
-	/**
-	 * Deletes a lock whoever holds it, for operators clearing a lock whose holder is gone for good. Dangerous: a live
-	 * holder keeps running without its lock, so only fencing tokens still protect the resource.
-	 * @param storeKey the key as {@link #status(StatusQuery)} lists it, this template's prefix included
-	 * @return whether the store had the lock and removed it
-	 * @throws UnsupportedOperationException if the provider has no forced release
-	 */
-	public boolean forceRelease(String storeKey) {
-		if (!(provider instanceof LockStatusSource source)) {
-			throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no forced release");
-		}
-		String key = LockKeys.validate(storeKey);
-		return store.call(key, "force-release", () -> source.forceRelease(key));
-	}
-
-	/**
-	 * Sends one cheap request to the store and returns how long it took, for health checks; empty when the provider
-	 * has no ping.
-	 * @throws LockStoreException if the store cannot be reached
-	 */
-	public Optional<Duration> ping() {
-		if (!(provider instanceof StoreHealth health)) {
-			return Optional.empty();
-		}
-		return Optional.of(store.call(null, "ping", health::ping));
-	}
-
-	/**
 	 * Reads the store's clock once (see {@link StoreClock}); empty when the provider has no clock to offer.
 	 * @throws LockStoreException if the store cannot be reached
 	 */
@@ -340,6 +288,14 @@ public final class LockTemplate implements AutoCloseable {
 		return keyPrefix;
 	}
 
+	StoreCalls storeCalls() {
+		return store;
+	}
+
+	HandleRegistry handles() {
+		return handles;
+	}
+
 	/**
 	 * Releases every held lock and stops the watchdog.
 	 */
@@ -357,7 +313,7 @@ public final class LockTemplate implements AutoCloseable {
 	 * take more locks and be unlocked by ID; elsewhere the ID stays in this JVM.
 	 */
 	private Optional<LockGroup> tryAcquireAll(Collection<String> keys, LockOptions options, boolean skip) {
-		boolean stored = provider instanceof LockIdSupport;
+		boolean stored = lockIds != null;
 		String id = stored ? newLockId() : OwnerTokens.next().substring(0, 12);
 		return acquireAllInGroup(stored ? id : null, id, keys, options, skip)
 			.map(members -> new LockGroup(id, stored ? this : null, members));
@@ -392,7 +348,8 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	private LockIdSupport lockIdSupport(String feature) {
-		if (provider instanceof LockIdSupport ids) {
+		LockIdSupport ids = lockIds;
+		if (ids != null) {
 			return ids;
 		}
 		throw new UnsupportedOperationException("Lock provider '" + provider.name() + "' has no " + feature

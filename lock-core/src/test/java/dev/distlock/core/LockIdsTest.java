@@ -46,8 +46,8 @@ class LockIdsTest {
 				.hasMessageContaining("lockId");
 		}
 		assertThat(ran).isFalse();
-		assertThat(template.status(StatusQuery.all())).isEmpty();
-		assertThat(template.heldLocks()).isEmpty();
+		assertThat(new LockOperations(template).status(StatusQuery.all())).isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).isEmpty();
 	}
 
 	@Test

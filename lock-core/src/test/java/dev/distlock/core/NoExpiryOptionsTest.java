@@ -51,7 +51,7 @@ class NoExpiryOptionsTest {
 				.hasMessageContaining("renew");
 			assertThat(handle.isHeld()).isTrue();
 			assertThat(handle.remaining()).isEqualTo(LockInfo.NO_EXPIRY);
-			assertThat(template.status(dev.distlock.core.spi.StatusQuery.held()))
+			assertThat(new LockOperations(template).status(dev.distlock.core.spi.StatusQuery.held()))
 				.singleElement()
 				.satisfies(info -> assertThat(info.remaining()).isEqualTo(LockInfo.NO_EXPIRY));
 		}

@@ -300,7 +300,7 @@ final class JdbcAcquirer {
 
 	private boolean releaseByToken(LockRequest request) {
 		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
-		return dev.distlock.core.internal.Interrupts.uninterruptibly(
+		return dev.distlock.core.spi.Interrupts.uninterruptibly(
 				() -> calls.release(request.key(), request.token(), request.shared(), false, false, bound));
 	}
 

@@ -117,7 +117,7 @@ final class JdbcAcquisition implements Acquisition {
 
 	private void clearWaiter() {
 		try {
-			dev.distlock.core.internal.Interrupts.uninterruptibly(() -> database.run(request.key(),
+			dev.distlock.core.spi.Interrupts.uninterruptibly(() -> database.run(request.key(),
 					"withdraw a waiting writer", ADMIN_MS, false,
 					session -> session.update(sql.clearWaiter, request.key(), request.token())));
 		}

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 import dev.distlock.core.LockStoreException;
-import dev.distlock.core.internal.Interrupts;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 
 /**

@@ -22,12 +22,10 @@ import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
-import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
-import dev.distlock.core.spi.WriterPriority;
 
 /**
  * Locks in a relational database (PostgreSQL, MySQL/MariaDB), one row per key, with expiry on the database clock,
@@ -38,8 +36,8 @@ import dev.distlock.core.spi.WriterPriority;
  * ({@link Wakeups}). {@link #start()} checks or creates the table and schedules the purger; {@link #close()} stops
  * both background threads. See docs/JDBC.md.
  */
-public final class JdbcLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock,
-		LockIdSupport, WriterPriority, AutoCloseable {
+public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupport, StoreClock, LockIdSupport,
+		AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 

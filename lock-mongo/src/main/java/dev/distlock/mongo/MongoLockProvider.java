@@ -26,12 +26,10 @@ import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
-import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
-import dev.distlock.core.spi.WriterPriority;
 
 import static dev.distlock.mongo.LockDocuments.ID;
 
@@ -43,8 +41,8 @@ import static dev.distlock.mongo.LockDocuments.ID;
  * {@link #start()} creates the indexes, schedules the purger as the settings say and warns when it finds a mongos
  * router; {@link #close()} stops the purger.
  */
-public final class MongoLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock,
-		LockIdSupport, WriterPriority, AutoCloseable {
+public final class MongoLockProvider implements WaitingLockProvider, OperatorSupport, StoreClock, LockIdSupport,
+		AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(MongoLockProvider.class);
 

@@ -13,6 +13,7 @@ import com.mongodb.client.MongoCollection;
 
 import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
@@ -62,7 +63,7 @@ class MongoLockReadmeTranslationTest {
 		group.lock("resource1", LockOptions.noExpiry());
 		group.lockShared("resource2", LockOptions.UNLIMITED, LockOptions.noExpiry());
 
-		assertThat(locks.status(StatusQuery.held().withLockId(lockId)))
+		assertThat(new LockOperations(locks).status(StatusQuery.held().withLockId(lockId)))
 			.extracting(LockInfo::key, LockInfo::mode, LockInfo::ttlText)
 			.containsExactly(org.assertj.core.groups.Tuple.tuple("resource1", LockMode.EXCLUSIVE, "none"),
 					org.assertj.core.groups.Tuple.tuple("resource2", LockMode.SHARED, "none"));

@@ -21,6 +21,7 @@ import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
@@ -160,7 +161,7 @@ class MongoNoExpiryTest extends AbstractMongoServerTest {
 	void aGrantWithoutExpiryIsStoredWithoutExpiryOnceItsReplyIsIn() {
 		Lease lease = provider.tryAcquire(noExpiry("lasting", token(), Duration.ofSeconds(1), "job-l")).orElseThrow();
 		assertThat(document("lasting").getLong("leaseMs")).isEqualTo(LockDocuments.NO_EXPIRY_MS);
-		assertThat(template.status(StatusQuery.held())).singleElement()
+		assertThat(new LockOperations(template).status(StatusQuery.held())).singleElement()
 			.satisfies(info -> {
 				assertThat(info.remaining()).isEqualTo(LockInfo.NO_EXPIRY);
 				assertThat(info.ttl()).isNull();
@@ -236,7 +237,7 @@ class MongoNoExpiryTest extends AbstractMongoServerTest {
 				}
 			}
 		}
-		assertThat(template.heldLocks()).isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).isEmpty();
 		for (int i = 0; i < 20; i++) {
 			// the provider itself: granted (its lease already over, perhaps) or not; its release true or false
 			provider.tryAcquire(new LockRequest("short-spi", token(), Duration.ofMillis(1), LockMode.EXCLUSIVE, 1, OWNER))

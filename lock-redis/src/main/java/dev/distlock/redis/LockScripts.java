@@ -53,7 +53,7 @@ final class LockScripts {
 		this.pubSub = pubSub;
 		this.retention = fenceRetention;
 		this.retentionMillis = String.valueOf(fenceRetention.toMillis());
-		this.queueStayMillis = String.valueOf(RedisAcquisition.QUEUE_STAY.toMillis());
+		this.queueStayMillis = String.valueOf(RedisKeys.QUEUE_STAY.toMillis());
 		this.replicaAcks = replicaAcks;
 	}
 
@@ -74,26 +74,24 @@ final class LockScripts {
 	 */
 	long[] acquire(LockRequest request, Duration queueStay, int attempt, String grantChannel) {
 		long until = runner.deadline(request.lease());
-		String lock = keys.lock(request.key());
+		RedisKeys.OfLock key = keys.of(request.key());
 		LeaseArgs lease = request.noExpiry() ? provisional(until) : leaseArgs(request.lease());
 		String[] redisKeys;
 		String[] args;
 		if (request.lockId() != null || request.noExpiry()) {
 			ids.index(List.of(request), until);
-			redisKeys = new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
-					lock + RedisKeys.WAITERS, lock + RedisKeys.IDS };
+			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters(), key.ids() };
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
 					request.owner().host(), String.valueOf(queueStay.toMillis()), String.valueOf(attempt),
 					grantChannel, request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
 		}
 		else if (queueStay.isZero()) {
-			redisKeys = new String[] { lock, lock + RedisKeys.FENCE };
+			redisKeys = new String[] { key.lock(), key.fence() };
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
 					request.owner().host() };
 		}
 		else {
-			redisKeys = new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
-					lock + RedisKeys.WAITERS };
+			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters() };
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
 					request.owner().host(), String.valueOf(queueStay.toMillis()), String.valueOf(attempt),
 					grantChannel };
@@ -105,7 +103,7 @@ final class LockScripts {
 			result = new long[] { 0, 0 };
 		}
 		if (result[0] != 0) {
-			acknowledge(lock, request, until);
+			acknowledge(key.lock(), request, until);
 		}
 		else if (request.lockId() != null && queueStay.isZero()) {
 			// Refused and not queued: this token is never granted, so its index entry goes now, not after the grace.
@@ -128,14 +126,14 @@ final class LockScripts {
 		String provisional = requests.stream().anyMatch(LockRequest::noExpiry) ? provisional(until).millis() : "";
 		for (int i = 0; i < requests.size(); i++) {
 			LockRequest request = requests.get(i);
-			String lock = keys.lock(request.key());
-			redisKeys[7 * i] = lock;
-			redisKeys[7 * i + 1] = lock + RedisKeys.FENCE;
-			redisKeys[7 * i + 2] = lock + RedisKeys.WAITING;
-			redisKeys[7 * i + 3] = lock + RedisKeys.QUEUE;
-			redisKeys[7 * i + 4] = lock + RedisKeys.WAITERS;
-			redisKeys[7 * i + 5] = lock + RedisKeys.IDS;
-			redisKeys[7 * i + 6] = lock + RedisKeys.HOLDERS;
+			RedisKeys.OfLock key = keys.of(request.key());
+			redisKeys[7 * i] = key.lock();
+			redisKeys[7 * i + 1] = key.fence();
+			redisKeys[7 * i + 2] = key.waiting();
+			redisKeys[7 * i + 3] = key.queue();
+			redisKeys[7 * i + 4] = key.waiters();
+			redisKeys[7 * i + 5] = key.ids();
+			redisKeys[7 * i + 6] = key.holders();
 			args[8 * i] = request.token();
 			args[8 * i + 1] = request.noExpiry() ? provisional : millis(request.lease());
 			args[8 * i + 2] = request.shared() ? "1" : "0";
@@ -197,11 +195,11 @@ final class LockScripts {
 		String[] redisKeys = new String[forever.size() * 4];
 		String[] args = new String[forever.size() * 2];
 		for (int i = 0; i < forever.size(); i++) {
-			String lock = keys.lock(forever.get(i).key());
-			redisKeys[4 * i] = lock;
-			redisKeys[4 * i + 1] = lock + RedisKeys.FENCE;
-			redisKeys[4 * i + 2] = lock + RedisKeys.IDS;
-			redisKeys[4 * i + 3] = lock + RedisKeys.HOLDERS;
+			RedisKeys.OfLock key = keys.of(forever.get(i).key());
+			redisKeys[4 * i] = key.lock();
+			redisKeys[4 * i + 1] = key.fence();
+			redisKeys[4 * i + 2] = key.ids();
+			redisKeys[4 * i + 3] = key.holders();
 			args[2 * i] = forever.get(i).token();
 			args[2 * i + 1] = forever.get(i).lockId() != null ? forever.get(i).lockId() : "";
 		}
@@ -230,7 +228,7 @@ final class LockScripts {
 	 */
 	boolean extend(String key, String token, boolean shared, Duration lease, @Nullable String lockId) {
 		long until = runner.deadline(lease);
-		String lock = keys.lock(key);
+		RedisKeys.OfLock redisKeys = keys.of(key);
 		boolean held;
 		if (lockId != null) {
 			held = ids.extend(key, token, lockId, lease, until);
@@ -238,14 +236,14 @@ final class LockScripts {
 		else {
 			Long extended = shared
 					? runner.run(RedisScripts.EXTEND_SHARED,
-							new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.HOLDERS },
+							new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.holders() },
 							new String[] { token, millis(lease), retentionMillis }, until)
-					: runner.run(RedisScripts.EXTEND, new String[] { lock, lock + RedisKeys.FENCE },
+					: runner.run(RedisScripts.EXTEND, new String[] { redisKeys.lock(), redisKeys.fence() },
 							new String[] { token, millis(lease), retentionMillis }, until);
 			held = extended != null && extended == 1;
 		}
 		if (held && replicaAcks > 0) {
-			awaitReplicas(lock, until);
+			awaitReplicas(redisKeys.lock(), until);
 		}
 		return held;
 	}

@@ -87,7 +87,7 @@ final class PubSubChannels implements AutoCloseable {
 			if (closed || connector == null) {
 				throw new IllegalStateException("Release signals are off or closed");
 			}
-			channel = reference(keys.channel(key));
+			channel = reference(keys.of(key).released());
 			if (withGrants) {
 				grantsChannel = reference(grantChannel);
 			}

@@ -33,18 +33,11 @@ final class RedisAcquisition implements Acquisition {
 	private static final Log logger = LogFactory.getLog(RedisAcquisition.class);
 
 	/**
-	 * How long a waiter's queue entry stays valid without a fresh attempt. Longer than usual retry delays, so a live
-	 * waiter keeps its place; short, so a waiter that died stops being handed locks soon (a lock handed to a dead
-	 * waiter is held until its lease ends, as a dead holder's is).
-	 */
-	static final Duration QUEUE_STAY = Duration.ofSeconds(2);
-
-	/**
 	 * The longest a waiter waits without refreshing its queue entry and the waiting mark: well within
-	 * {@link #QUEUE_STAY}, so however long its backoff, it keeps its place in the queue and a release always sees the
+	 * {@link RedisKeys#QUEUE_STAY}, so however long its backoff, it keeps its place in the queue and a release always sees the
 	 * mark (and so publishes), also against a holder without expiry, whose mark lasts only the queue stay.
 	 */
-	static final Duration REMARK = QUEUE_STAY.dividedBy(2);
+	static final Duration REMARK = RedisKeys.QUEUE_STAY.dividedBy(2);
 
 	private final LockRequest request;
 
@@ -110,7 +103,7 @@ final class RedisAcquisition implements Acquisition {
 				reply = scripts.acquireAll(List.of(request), true);
 			}
 			else {
-				reply = scripts.acquire(request, queues ? QUEUE_STAY : Duration.ZERO, attempt,
+				reply = scripts.acquire(request, queues ? RedisKeys.QUEUE_STAY : Duration.ZERO, attempt,
 						handsOff ? channels.grantChannel() : "");
 			}
 		}
@@ -183,7 +176,7 @@ final class RedisAcquisition implements Acquisition {
 		long[] reply;
 		try {
 			reply = request.shared() ? scripts.acquireAll(List.of(request), true)
-					: scripts.acquire(request, QUEUE_STAY, attempt, handsOff ? channels.grantChannel() : "");
+					: scripts.acquire(request, RedisKeys.QUEUE_STAY, attempt, handsOff ? channels.grantChannel() : "");
 		}
 		catch (RuntimeException ex) {
 			synchronized (this) {

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.lettuce.core.cluster.SlotHash;
@@ -43,29 +44,12 @@ import dev.distlock.core.InvalidLockKeyException;
  */
 final class RedisKeys {
 
-	/** Suffix of a lock ID's index of members without expiry after the index's name. */
-	static final String FOREVER = ":forever";
-
-	/** Suffix of the fence hash's name after the lock key's. */
-	static final String FENCE = ":fence";
-
-	/** Suffix of the waiting mark's name. */
-	static final String WAITING = ":waiting";
-
-	/** Suffix of the waiter queue's name. */
-	static final String QUEUE = ":queue";
-
-	/** Suffix of the waiter entries' name. */
-	static final String WAITERS = ":waiters";
-
-	/** Suffix of the lock-ID records' name. */
-	static final String IDS = ":ids";
-
-	/** Suffix of the shared holders' details' name. */
-	static final String HOLDERS = ":holders";
-
-	/** Suffix of the release channel's name. */
-	static final String RELEASED = ":released";
+	/**
+	 * How long a waiter's queue entry (and the waiting mark it sets) stays valid without a fresh attempt. Longer than
+	 * usual retry delays, so a live waiter keeps its place; short, so a waiter that died stops being handed locks soon
+	 * (a lock handed to a dead waiter is held until its lease ends, as a dead holder's is).
+	 */
+	static final Duration QUEUE_STAY = Duration.ofSeconds(2);
 
 	private final String namespace;
 
@@ -85,6 +69,15 @@ final class RedisKeys {
 	}
 
 	/**
+	 * Every Redis key of one lock key, built once per call; rejects keys that would break the hash tag.
+	 */
+	OfLock of(String key) {
+		String lock = lock(key);
+		return new OfLock(lock, lock + ":fence", lock + ":waiting", lock + ":queue", lock + ":waiters", lock + ":ids",
+				lock + ":holders", lock + ":released");
+	}
+
+	/**
 	 * A lock ID's index; the hash tag puts it in the ID's slot.
 	 */
 	String index(String lockId) {
@@ -95,31 +88,7 @@ final class RedisKeys {
 	 * A lock ID's index of members without expiry, in the same slot as {@link #index(String)}.
 	 */
 	String foreverIndex(String lockId) {
-		return index(lockId) + FOREVER;
-	}
-
-	String ids(String key) {
-		return lock(key) + IDS;
-	}
-
-	String holders(String key) {
-		return lock(key) + HOLDERS;
-	}
-
-	String fence(String key) {
-		return lock(key) + FENCE;
-	}
-
-	String waiting(String key) {
-		return lock(key) + WAITING;
-	}
-
-	String queue(String key) {
-		return lock(key) + QUEUE;
-	}
-
-	String waiters(String key) {
-		return lock(key) + WAITERS;
+		return index(lockId) + ":forever";
 	}
 
 	/**
@@ -128,10 +97,6 @@ final class RedisKeys {
 	 */
 	String grantChannel(String clientId) {
 		return namespace + ":grants:" + clientId;
-	}
-
-	String channel(String key) {
-		return lock(key) + RELEASED;
 	}
 
 	/**
@@ -179,6 +144,22 @@ final class RedisKeys {
 			escaped.append(c);
 		}
 		return escaped.toString();
+	}
+
+	/**
+	 * The Redis keys of one lock key, as the class comment describes them; scripts take them in the order their
+	 * {@code KEYS} list.
+	 * @param lock the lock: a string (exclusive) or a sorted set (shared)
+	 * @param fence the fence hash
+	 * @param waiting the waiting mark
+	 * @param queue the FIFO of waiting owner tokens
+	 * @param waiters the waiters' entries
+	 * @param ids the lock-ID records of the key's holders
+	 * @param holders a shared lock's holders' details
+	 * @param released the pub/sub channel a release publishes on
+	 */
+	record OfLock(String lock, String fence, String waiting, String queue, String waiters, String ids, String holders,
+			String released) {
 	}
 
 }

@@ -56,7 +56,7 @@ final class RedisLockIds {
 			// As long as the ids records (the retention, never less than the lease), so renew can report expired ones.
 			long ttl = Math.max(retention.toMillis(),
 					same.stream().mapToLong(other -> other.lease().toMillis()).max().orElse(0))
-					+ RedisAcquisition.QUEUE_STAY.toMillis();
+					+ RedisKeys.QUEUE_STAY.toMillis();
 			String[] args = new String[2 * same.size() + 1];
 			args[0] = String.valueOf(ttl);
 			for (int i = 0; i < same.size(); i++) {
@@ -154,7 +154,7 @@ final class RedisLockIds {
 	}
 
 	private long indexTtl(Duration ttl) {
-		return Math.max(ttl.toMillis(), retention.toMillis()) + RedisAcquisition.QUEUE_STAY.toMillis();
+		return Math.max(ttl.toMillis(), retention.toMillis()) + RedisKeys.QUEUE_STAY.toMillis();
 	}
 
 	/** A lock ID's two index keys: its members with a lease, and those without expiry (one slot). */
@@ -181,7 +181,7 @@ final class RedisLockIds {
 			return;
 		}
 		long graceMicros = TimeUnit.NANOSECONDS.toMicros(runner.timeout().toNanos()
-				+ RedisAcquisition.QUEUE_STAY.toNanos() + TimeUnit.SECONDS.toNanos(1));
+				+ RedisKeys.QUEUE_STAY.toNanos() + TimeUnit.SECONDS.toNanos(1));
 		String[] args = new String[trim.size() + 2];
 		args[0] = String.valueOf(graceMicros);
 		args[1] = String.valueOf(ttlMillis);
@@ -213,9 +213,9 @@ final class RedisLockIds {
 	 * no longer held when {@code ttl} is negative; null when the store has no record of the token under the ID.
 	 */
 	private @Nullable IdMember idMember(String key, String token, String lockId, long ttlMillis) {
-		String lock = keys.lock(key);
-		List<?> reply = runner.run(RedisScripts.ID_MEMBER, new String[] { lock, lock + RedisKeys.FENCE,
-				lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS },
+		RedisKeys.OfLock redisKeys = keys.of(key);
+		List<?> reply = runner.run(RedisScripts.ID_MEMBER,
+				new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.ids(), redisKeys.holders() },
 				new String[] { token, lockId, String.valueOf(ttlMillis), String.valueOf(retention.toMillis()) },
 				runner.deadline(runner.timeout()));
 		if (reply == null || reply.isEmpty() || "-1".equals(String.valueOf(reply.get(0)))) {

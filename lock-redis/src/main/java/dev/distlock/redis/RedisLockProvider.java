@@ -34,12 +34,10 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
-import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
-import dev.distlock.core.spi.WriterPriority;
 
 /**
  * Locks in Redis through Spring Data Redis. Every lock operation is one script (one EVALSHA round trip) that compares
@@ -54,8 +52,7 @@ import dev.distlock.core.spi.WriterPriority;
  * replicas acknowledged it ({@code WAIT}).
  */
 public final class RedisLockProvider
-		implements WaitingLockProvider, LockIdSupport, WriterPriority, LockStatusSource, StoreHealth, StoreClock,
-		AutoCloseable {
+		implements WaitingLockProvider, LockIdSupport, OperatorSupport, StoreClock, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 

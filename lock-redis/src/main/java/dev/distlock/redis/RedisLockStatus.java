@@ -221,10 +221,11 @@ final class RedisLockStatus {
 	private byte[][] keyBytes(List<String> lockKeys) {
 		byte[][] bytes = new byte[lockKeys.size() * 4][];
 		for (int i = 0; i < lockKeys.size(); i++) {
-			bytes[4 * i] = keys.lock(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
-			bytes[4 * i + 1] = keys.fence(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
-			bytes[4 * i + 2] = keys.ids(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
-			bytes[4 * i + 3] = keys.holders(lockKeys.get(i)).getBytes(StandardCharsets.UTF_8);
+			RedisKeys.OfLock key = keys.of(lockKeys.get(i));
+			bytes[4 * i] = key.lock().getBytes(StandardCharsets.UTF_8);
+			bytes[4 * i + 1] = key.fence().getBytes(StandardCharsets.UTF_8);
+			bytes[4 * i + 2] = key.ids().getBytes(StandardCharsets.UTF_8);
+			bytes[4 * i + 3] = key.holders().getBytes(StandardCharsets.UTF_8);
 		}
 		return bytes;
 	}

@@ -39,7 +39,7 @@ final class ReleaseScripts {
 		this.ids = ids;
 		this.pubSub = pubSub ? "1" : "0";
 		this.retentionMillis = String.valueOf(fenceRetention.toMillis());
-		this.queueStayMillis = String.valueOf(RedisAcquisition.QUEUE_STAY.toMillis());
+		this.queueStayMillis = String.valueOf(RedisKeys.QUEUE_STAY.toMillis());
 		this.replayWindowMillis = String.valueOf(Math.max(runner.timeout().multipliedBy(2).toMillis(), 10_000));
 	}
 
@@ -73,17 +73,17 @@ final class ReleaseScripts {
 	private boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
 			boolean byId, boolean noExpiry, boolean withdraw) {
 		long until = runner.deadline(lease);
-		String lock = keys.lock(key);
+		RedisKeys.OfLock redisKeys = keys.of(key);
 		Long released = shared
 				? runner.run(RedisScripts.RELEASE_SHARED,
-						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS },
+						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.ids(), redisKeys.holders() },
 						// Always published: waiters of other clients may rely on it, even if this client has no pub/sub.
-						new String[] { token, lock + RedisKeys.RELEASED, byId ? "1" : "0",
+						new String[] { token, redisKeys.released(), byId ? "1" : "0",
 								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
 				: runner.run(RedisScripts.RELEASE,
-						new String[] { lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
-								lock + RedisKeys.WAITERS, lock + RedisKeys.IDS },
+						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.waiting(), redisKeys.queue(),
+								redisKeys.waiters(), redisKeys.ids() },
 						new String[] { token, pubSub, retentionMillis, queueStayMillis,
 								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0", withdraw ? "1" : "0" },
 						until);
@@ -98,11 +98,11 @@ final class ReleaseScripts {
 	 * their entries in their IDs' indexes (one more call each, as an index may be in another slot).
 	 */
 	boolean forceRelease(String key) {
-		String lock = keys.lock(key);
+		RedisKeys.OfLock redisKeys = keys.of(key);
 		long until = runner.deadline(runner.timeout());
 		List<?> reply = runner.run(RedisScripts.FORCE_RELEASE,
-				new String[] { lock, lock + RedisKeys.IDS, lock + RedisKeys.HOLDERS, lock + RedisKeys.FENCE },
-				new String[] { lock + RedisKeys.RELEASED, retentionMillis }, until);
+				new String[] { redisKeys.lock(), redisKeys.ids(), redisKeys.holders(), redisKeys.fence() },
+				new String[] { redisKeys.released(), retentionMillis }, until);
 		if (reply == null || reply.isEmpty()) {
 			return false;
 		}

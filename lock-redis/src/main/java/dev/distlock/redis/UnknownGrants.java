@@ -8,7 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.distlock.core.internal.Interrupts;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.LockRequest;
 
 /**

@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
@@ -104,15 +105,15 @@ class RedisClusterContractTest extends LockProviderContractTest {
 			.distinct()
 			.count()).as("keys on all three masters").isEqualTo(3);
 
-		List<LockInfo> infos = template.status(StatusQuery.held().withKeyPrefix(prefix + "many-"));
+		List<LockInfo> infos = new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix + "many-"));
 		assertThat(infos).extracting(LockInfo::key)
 			.containsExactlyInAnyOrderElementsOf(handles.stream().map(LockHandle::key).toList())
 			.isSorted();
 		assertThat(infos).extracting(LockInfo::fencingToken)
 			.containsExactlyInAnyOrderElementsOf(handles.stream().map(LockHandle::fencingToken).toList());
-		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix + "many-").withLimit(7))).hasSize(7);
+		assertThat(new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix + "many-").withLimit(7))).hasSize(7);
 		handles.forEach(LockHandle::release);
-		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix + "many-"))).isEmpty();
+		assertThat(new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix + "many-"))).isEmpty();
 	}
 
 }

@@ -55,15 +55,15 @@ class RedisNoExpiryGrantsTest {
 
 	@Test
 	void aGrantWithoutExpiryThatNobodyMadeLastingEndsByItself() throws Exception {
-		String lock = NS + ":{orphan}";
+		RedisKeys.OfLock keys = new RedisKeys(NS).of("orphan");
+		String lock = keys.lock();
 		// What a caller that died before the reply leaves: acquire.lua ran, lasting.lua never did.
 		List<?> reply = server.redis().execute(RedisScripts.ACQUIRE.spring(),
-				List.of(lock, lock + RedisKeys.FENCE, lock + RedisKeys.WAITING, lock + RedisKeys.QUEUE,
-						lock + RedisKeys.WAITERS, lock + RedisKeys.IDS),
+				List.of(lock, keys.fence(), keys.waiting(), keys.queue(), keys.waiters(), keys.ids()),
 				"t-orphan", "1000", "1000", "o", "h", "0", "0", "", "job", "1");
 		assertThat(reply.get(0)).isEqualTo(1L);
 		assertThat(server.redis().getExpire(lock, TimeUnit.MILLISECONDS)).isBetween(1L, 1000L);
-		assertThat(server.redis().getExpire(lock + RedisKeys.IDS)).isNotEqualTo(-1L);
+		assertThat(server.redis().getExpire(keys.ids())).isNotEqualTo(-1L);
 
 		awaitGone(lock);
 		assertThat(provider.tryAcquire(request("orphan", "t-next", false))).isPresent();

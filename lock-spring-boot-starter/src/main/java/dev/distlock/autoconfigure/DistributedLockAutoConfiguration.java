@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
 import dev.distlock.core.LockListener;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.memory.InMemoryLockProvider;
 import dev.distlock.core.spi.LockProvider;
@@ -97,11 +98,21 @@ public final class DistributedLockAutoConfiguration {
 	}
 
 	/**
+	 * What operators call on the template's store and held locks: status, forced release, ping, release-all.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	LockOperations lockOperations(LockTemplate template) {
+		return new LockOperations(template);
+	}
+
+	/**
 	 * Releases held locks at shutdown before the store's connections close.
 	 */
 	@Bean
-	LockShutdown distributedLockShutdown(LockTemplate template, DistributedLockProperties properties) {
-		return new LockShutdown(template, LockPropertyValues.positive("shutdown-wait", properties.getShutdownWait()));
+	LockShutdown distributedLockShutdown(LockOperations operations, DistributedLockProperties properties) {
+		return new LockShutdown(operations,
+				LockPropertyValues.positive("shutdown-wait", properties.getShutdownWait()));
 	}
 
 	/**

@@ -33,7 +33,7 @@ final class LockPropertyValues {
 	/**
 	 * The default lock options.
 	 */
-	static LockOptions options(LockOptionsProperties properties) {
+	static LockOptions options(DistributedLockProperties properties) {
 		try {
 			return LockOptions.builder()
 				.timeout(properties.getTimeout())

@@ -6,7 +6,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 
-import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockOperations;
 
 /**
  * Releases the template's locks when the application stops, while the store's connections are still open: its phase
@@ -21,14 +21,14 @@ final class LockShutdown implements SmartLifecycle {
 	/** After the web server's graceful shutdown (DEFAULT_PHASE - 1024) and its stop (- 2048), before phase 0. */
 	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
-	private final LockTemplate template;
+	private final LockOperations operations;
 
 	private final Duration wait;
 
 	private volatile boolean running;
 
-	LockShutdown(LockTemplate template, Duration wait) {
-		this.template = template;
+	LockShutdown(LockOperations operations, Duration wait) {
+		this.operations = operations;
 		this.wait = wait;
 	}
 
@@ -42,17 +42,17 @@ final class LockShutdown implements SmartLifecycle {
 		running = false;
 		long deadline = System.nanoTime() + wait.toNanos();
 		try {
-			while (!template.heldLocks().isEmpty() && System.nanoTime() - deadline < 0) {
+			while (!operations.heldLocks().isEmpty() && System.nanoTime() - deadline < 0) {
 				Thread.sleep(10);
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		int held = template.heldLocks().size();
+		int held = operations.heldLocks().size();
 		if (held > 0) {
 			logger.warn("Releasing " + held + " lock(s) still held at shutdown");
-			template.releaseAll();
+			operations.releaseAll();
 		}
 	}
 

@@ -122,7 +122,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	private static Optional<InvocationLock> acquire(LockTemplate template, LockDefinition definition, List<String> keys) {
 		Optional<InvocationLock> held = InvocationLock.acquire(template, definition, keys);
 		if (held.isEmpty() && logger.isDebugEnabled()) {
-			logger.debug("Skipped " + Methods.describe(definition.method()) + ": lock " + keys + " is held elsewhere");
+			logger.debug("Skipped " + MethodNames.describe(definition.method()) + ": lock " + keys + " is held elsewhere");
 		}
 		return held;
 	}

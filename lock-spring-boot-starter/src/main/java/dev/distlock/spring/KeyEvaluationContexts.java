@@ -17,7 +17,7 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 /**
  * What a key expression reaches at run time, one context per call: the {@link LockExpressionRoot}, the arguments as
  * {@code #pN}, {@code #aN} and by name, properties (read-only, record components included) and method calls, both
- * behind {@link ReflectionGuard}, with values converted by {@link KeyValues}. Beans only when a resolver is given (and
+ * behind {@link ReflectionGuard}, with values converted by {@link KeyRenderer}. Beans only when a resolver is given (and
  * then a value's static methods as well as its instance methods); types never.
  */
 final class KeyEvaluationContexts {
@@ -39,7 +39,7 @@ final class KeyEvaluationContexts {
 				.forPropertyAccessors(ReflectionGuard.properties(), new RecordPropertyAccessor(),
 						DataBindingPropertyAccessor.forReadOnlyAccess())
 				.withMethodResolvers(ReflectionGuard.methods(DataBindingMethodResolver.forInstanceMethodInvocation()))
-				.withTypeConverter(new KeyValues.Converter())
+				.withTypeConverter(new KeyRenderer.Converter())
 				.withRootObject(root)
 				.build();
 		}
@@ -48,7 +48,7 @@ final class KeyEvaluationContexts {
 			standard.setPropertyAccessors(List.of(ReflectionGuard.properties(), new RecordPropertyAccessor(),
 					DataBindingPropertyAccessor.forReadOnlyAccess()));
 			standard.setMethodResolvers(List.of(ReflectionGuard.methods(new ReflectiveMethodResolver())));
-			standard.setTypeConverter(new KeyValues.Converter());
+			standard.setTypeConverter(new KeyRenderer.Converter());
 			standard.setBeanResolver(beanResolver);
 			// Bean references on, types still off: T(...) would reach any static method.
 			standard.setTypeLocator(typeName -> {

@@ -18,8 +18,8 @@ public class LockAnnotationException extends DistributedLockException {
 	 * Creates the error for the method.
 	 */
 	public LockAnnotationException(Method method, String message, @Nullable Throwable cause) {
-		super(null, "Invalid @DistributedLock on " + Methods.describe(method) + ": " + message, cause);
-		this.method = Methods.describe(method);
+		super(null, "Invalid @DistributedLock on " + MethodNames.describe(method) + ": " + message, cause);
+		this.method = MethodNames.describe(method);
 	}
 
 	/**

@@ -22,9 +22,9 @@ public class LockKeyEvaluationException extends DistributedLockException {
 	 * Creates the error for the method and expression.
 	 */
 	public LockKeyEvaluationException(Method method, String expression, @Nullable Throwable cause) {
-		super(null, "Lock key expression '" + expression + "' of " + Methods.describe(method) + " failed"
+		super(null, "Lock key expression '" + expression + "' of " + MethodNames.describe(method) + " failed"
 				+ (cause != null ? ": " + describe(cause) : ""), cause);
-		this.method = Methods.describe(method);
+		this.method = MethodNames.describe(method);
 		this.expression = expression;
 	}
 
@@ -32,9 +32,9 @@ public class LockKeyEvaluationException extends DistributedLockException {
 	 * Creates the error for the method and expression, saying what is wrong with it.
 	 */
 	public LockKeyEvaluationException(Method method, String expression, String reason, @Nullable Throwable cause) {
-		super(null, "Lock key expression '" + expression + "' of " + Methods.describe(method) + " failed: " + reason,
+		super(null, "Lock key expression '" + expression + "' of " + MethodNames.describe(method) + " failed: " + reason,
 				cause);
-		this.method = Methods.describe(method);
+		this.method = MethodNames.describe(method);
 		this.expression = expression;
 	}
 

@@ -35,7 +35,7 @@ import dev.distlock.core.LockKeys;
 /**
  * The key expressions of one method, parsed once and checked at startup against {@link KeyExpressionRules}, then
  * evaluated on each call in a context from {@link KeyEvaluationContexts}, which keeps them away from reflection
- * ({@link ReflectionGuard}). Values render through {@link KeyValues}, the same on every JVM; a parameter concatenated
+ * ({@link ReflectionGuard}). Values render through {@link KeyRenderer}, the same on every JVM; a parameter concatenated
  * into a key with {@code +} must not be null.
  */
 final class LockKeyExpressions {
@@ -75,7 +75,7 @@ final class LockKeyExpressions {
 			List<String> sources, @Nullable BeanResolver beanResolver) {
 		String[] names = parameterNames.getParameterNames(method);
 		if (sources.isEmpty()) {
-			return new LockKeyExpressions(method, Methods.defaultKey(method, targetClass), List.of(), List.of(), names,
+			return new LockKeyExpressions(method, MethodNames.defaultKey(method, targetClass), List.of(), List.of(), names,
 					null);
 		}
 		List<Expression> parsed = new ArrayList<>(sources.size());
@@ -119,7 +119,7 @@ final class LockKeyExpressions {
 			String key;
 			try {
 				Object value = expression.getValue(context);
-				key = value != null ? KeyValues.render(value) : null;
+				key = value != null ? KeyRenderer.render(value) : null;
 			}
 			catch (DistributedLockException ex) {
 				throw ex;
@@ -133,7 +133,7 @@ final class LockKeyExpressions {
 			}
 			catch (InvalidLockKeyException ex) {
 				throw new InvalidLockKeyException(ex.key(), ex.getMessage() + " (expression '"
-						+ expression.getExpressionString() + "' of " + Methods.describe(method) + ")");
+						+ expression.getExpressionString() + "' of " + MethodNames.describe(method) + ")");
 			}
 		}
 		return keys;
@@ -148,7 +148,7 @@ final class LockKeyExpressions {
 			if (context.lookupVariable(name) == null) {
 				throw new InvalidLockKeyException(null, "Lock key must not be built from a null parameter: #" + name
 						+ " is null in expression '" + expression.getExpressionString() + "' of "
-						+ Methods.describe(method) + ", which would render it as the text 'null'; pass a value, or "
+						+ MethodNames.describe(method) + ", which would render it as the text 'null'; pass a value, or "
 						+ "write a default into the expression, such as (#" + name + " ?: 'none')");
 			}
 		}
@@ -156,7 +156,7 @@ final class LockKeyExpressions {
 
 	private LockKeyEvaluationException evaluationError(Expression expression, RuntimeException ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof KeyValues.UnstableKeyValueException || cause instanceof ReflectionGuard.Refused) {
+			if (cause instanceof KeyRenderer.UnstableKeyValueException || cause instanceof ReflectionGuard.Refused) {
 				return new LockKeyEvaluationException(method, expression.getExpressionString(),
 						"its value " + cause.getMessage(), ex);
 			}

@@ -76,7 +76,7 @@ class DistributedLockRuntimeHintsTest {
 	void everyPropertiesClassCanBeBoundBySetter() {
 		RuntimeHints hints = hintsFromAotFactories(getClass().getClassLoader());
 
-		for (Class<?> type : List.of(DistributedLockProperties.class, LockOptionsProperties.class,
+		for (Class<?> type : List.of(DistributedLockProperties.class,
 				RedisLockProperties.class, MongoLockProperties.class, LocksActuatorProperties.class)) {
 			List<Method> setters = Arrays.stream(type.getDeclaredMethods())
 				.filter(method -> Modifier.isPublic(method.getModifiers()) && method.getName().startsWith("set"))

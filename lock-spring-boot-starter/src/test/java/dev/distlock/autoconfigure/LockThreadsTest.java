@@ -35,7 +35,9 @@ import dev.distlock.core.memory.InMemoryLockProvider;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.core.spi.OperatorSupport;
+import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.LockInfo;
 import dev.distlock.mongo.MongoLockProvider;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 
@@ -225,7 +227,7 @@ class LockThreadsTest {
 	}
 
 	/** The in-memory store, recording the thread of every ping. */
-	static final class PingRecorder implements LockProvider, StoreHealth {
+	static final class PingRecorder implements LockProvider, OperatorSupport {
 
 		private final InMemoryLockProvider delegate = new InMemoryLockProvider();
 
@@ -245,6 +247,16 @@ class LockThreadsTest {
 		public Duration ping() {
 			threads.add(Thread.currentThread());
 			return delegate.ping();
+		}
+
+		@Override
+		public List<LockInfo> status(StatusQuery query) {
+			return delegate.status(query);
+		}
+
+		@Override
+		public boolean forceRelease(String key) {
+			return delegate.forceRelease(key);
 		}
 
 	}

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's API reference lists every public method and constructor of the five types users call, with its
+ * The README's API reference lists every public method and constructor of the types users call, with its
  * parameters as the code names them, so the reference cannot drift from the code.
  */
 class ApiReferenceTest {
@@ -24,7 +24,7 @@ class ApiReferenceTest {
 	@ParameterizedTest
 	@ValueSource(strings = { "dev.distlock.core.LockTemplate", "dev.distlock.core.LockTemplate$Builder",
 			"dev.distlock.core.LockOptions", "dev.distlock.core.LockOptions$Builder", "dev.distlock.core.LockHandle",
-			"dev.distlock.core.LockGroup", "dev.distlock.core.spi.StatusQuery" })
+			"dev.distlock.core.LockGroup", "dev.distlock.core.LockOperations", "dev.distlock.core.spi.StatusQuery" })
 	void everyPublicMethodIsListedWithItsParameters(String typeName) throws ClassNotFoundException {
 		Class<?> type = Class.forName(typeName);
 		String reference = Readme.text().substring(Readme.text().indexOf("\n## API reference\n"));

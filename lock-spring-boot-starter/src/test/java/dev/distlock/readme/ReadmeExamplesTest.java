@@ -27,6 +27,7 @@ import dev.distlock.core.FailureMode;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.memory.InMemoryLockProvider;
@@ -92,10 +93,10 @@ class ReadmeExamplesTest {
 				LockTemplate template = context.getBean(LockTemplate.class);
 				// fixedRate fires at once on startup; the next firing is a minute away.
 				await().atMost(10, TimeUnit.SECONDS).until(() -> report.runs() == 1);
-				assertThat(template.heldLocks()).isEmpty();
+				assertThat(new LockOperations(template).heldLocks()).isEmpty();
 				assertThat(template.isLocked("nightly-report")).isTrue();
 				// The lease was cut from 60 s to what is left of the 50 s minimum hold, not kept whole.
-				assertThat(template.status(StatusQuery.held())).singleElement()
+				assertThat(new LockOperations(template).status(StatusQuery.held())).singleElement()
 					.extracting(LockInfo::remaining)
 					.satisfies(remaining -> assertThat(remaining).isPositive()
 						.isLessThanOrEqualTo(Duration.ofSeconds(50)));

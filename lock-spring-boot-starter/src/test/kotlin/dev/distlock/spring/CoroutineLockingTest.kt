@@ -3,6 +3,7 @@ package dev.distlock.spring
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration
 import dev.distlock.core.LockAcquisitionException
 import dev.distlock.core.LockHandle
+import dev.distlock.core.LockOperations
 import dev.distlock.core.LockTemplate
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
@@ -183,7 +184,7 @@ class CoroutineLockingTest {
 
 	private fun assertFree(context: AssertableApplicationContext) {
 		val locks = context.getBean(LockTemplate::class.java)
-		await().atMost(Duration.ofSeconds(10)).until { !locks.isLocked("k") && locks.heldLocks().isEmpty() }
+		await().atMost(Duration.ofSeconds(10)).until { !locks.isLocked("k") && LockOperations(locks).heldLocks().isEmpty() }
 	}
 
 	/** A service as a Kotlin user writes it (`open`, as the kotlin-spring plugin would make it). */

@@ -24,12 +24,10 @@ import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
-import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
-import dev.distlock.core.spi.WriterPriority;
 
 /**
  * The in-memory lock store for application tests, with the controls a real store does not give: move its clock
@@ -43,8 +41,8 @@ import dev.distlock.core.spi.WriterPriority;
  * test, {@link AutoConfigureTestDistributedLock} makes it the application's provider and listener. Keys are the
  * store's keys: the template's key prefix ({@code distributed-lock.key-prefix}, empty by default) included.
  */
-public final class TestLockProvider implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock,
-		LockIdSupport, WriterPriority, LockListener {
+public final class TestLockProvider implements WaitingLockProvider, OperatorSupport, StoreClock, LockIdSupport,
+		LockListener {
 
 	/** Any valid lease: an extend asked only to learn that the store no longer has the lock. */
 	private static final Duration PROBE = Duration.ofMinutes(1);

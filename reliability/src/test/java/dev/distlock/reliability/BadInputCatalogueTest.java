@@ -376,7 +376,7 @@ class BadInputCatalogueTest {
 
 	static class BeanReferenceService {
 
-		@DistributedLock(key = "@lockTemplate.releaseAll()")
+		@DistributedLock(key = "@lockOperations.releaseAll()")
 		public void run(String key) {
 		}
 

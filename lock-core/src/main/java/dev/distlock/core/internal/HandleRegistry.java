@@ -16,6 +16,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockOptions;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
 

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockExtendException;
 import dev.distlock.core.LockStoreException;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 
 /**

@@ -9,6 +9,7 @@ import org.springframework.util.backoff.BackOffExecution;
 
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockOptions;
+import dev.distlock.core.spi.Interrupts;
 
 /**
  * The one place that waits: attempts, retries, Spring {@link org.springframework.util.backoff.BackOff} delays, the

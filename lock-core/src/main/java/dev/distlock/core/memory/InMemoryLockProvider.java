@@ -22,12 +22,10 @@ import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
-import dev.distlock.core.spi.StoreHealth;
 import dev.distlock.core.spi.WaitingLockProvider;
-import dev.distlock.core.spi.WriterPriority;
 import dev.distlock.core.memory.MemorySlot.Holder;
 
 /**
@@ -42,7 +40,7 @@ import dev.distlock.core.memory.MemorySlot.Holder;
  * expired locks) work on the slots through its package-private methods.
  */
 public final class InMemoryLockProvider
-		implements WaitingLockProvider, LockStatusSource, StoreHealth, StoreClock, LockIdSupport, WriterPriority {
+		implements WaitingLockProvider, OperatorSupport, StoreClock, LockIdSupport {
 
 	private static final int SWEEP_EVERY = 1024;
 

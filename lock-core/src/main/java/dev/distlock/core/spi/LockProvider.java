@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import dev.distlock.core.internal.Interrupts;
 
 /**
  * A lock store. One call makes one attempt; it never waits for a holder to leave.

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.core.InvalidLockOptionException;
 
 /**
- * A filter for {@link LockStatusSource#status(StatusQuery)}: a lock is listed when it meets every condition given; a
+ * A filter for {@link OperatorSupport#status(StatusQuery)}: a lock is listed when it meets every condition given; a
  * condition left null does not filter.
  * @param keyPrefix only keys starting with this (the store key, prefix included), or all
  * @param owner only locks whose owner name equals this, or all

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
@@ -45,18 +46,18 @@ class InMemoryNoExpiryLeftoversTest {
 		awaitFree("s");
 
 		assertThat(template.unlock("job-3")).isEmpty();
-		assertThat(template.status(StatusQuery.held())).isEmpty();
-		assertThat(template.status(StatusQuery.held().withLockId("job-3"))).isEmpty();
+		assertThat(new LockOperations(template).status(StatusQuery.held())).isEmpty();
+		assertThat(new LockOperations(template).status(StatusQuery.held().withLockId("job-3"))).isEmpty();
 	}
 
 	@Test
 	void aForcedReleaseOfALockWithoutExpiryLeavesNothingUnderItsIdAndItsHandleLost() throws Exception {
 		LockHandle handle = template.group("job-f").lock("k", LockOptions.noExpiry());
 
-		assertThat(template.forceRelease("k")).isTrue();
+		assertThat(new LockOperations(template).forceRelease("k")).isTrue();
 
 		assertThat(template.unlock("job-f")).isEmpty();
-		assertThat(template.status(StatusQuery.held())).isEmpty();
+		assertThat(new LockOperations(template).status(StatusQuery.held())).isEmpty();
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		while (handle.isHeld()) {
 			assertThat(System.nanoTime()).as("the handle learned of the loss").isLessThan(deadline);

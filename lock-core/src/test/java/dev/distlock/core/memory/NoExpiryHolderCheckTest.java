@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLostException;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockInfo;
@@ -46,7 +47,7 @@ class NoExpiryHolderCheckTest {
 			assertThat(lost.await(30, TimeUnit.SECONDS)).isTrue();
 			assertThat(mine.isHeld()).isFalse();
 			assertThatThrownBy(mine::assertHeld).isInstanceOf(LockLostException.class);
-			assertThat(a.heldLocks()).isEmpty();
+			assertThat(new LockOperations(a).heldLocks()).isEmpty();
 			assertThat(theirs.isHeld()).isTrue();
 		}
 	}
@@ -57,7 +58,7 @@ class NoExpiryHolderCheckTest {
 			Thread.sleep(300); // several checks
 			assertThat(mine.isHeld()).isTrue();
 			assertThat(mine.remaining()).isEqualTo(LockInfo.NO_EXPIRY);
-			assertThat(a.status(dev.distlock.core.spi.StatusQuery.held())).singleElement()
+			assertThat(new LockOperations(a).status(dev.distlock.core.spi.StatusQuery.held())).singleElement()
 				.satisfies(info -> assertThat(info.remaining()).isEqualTo(LockInfo.NO_EXPIRY));
 		}
 		assertThat(provider.isLocked("k")).isFalse();
@@ -69,7 +70,7 @@ class NoExpiryHolderCheckTest {
 		CountDownLatch lost = new CountDownLatch(1);
 		mine.onLost(lost::countDown);
 
-		assertThat(b.forceRelease("k")).isTrue();
+		assertThat(new LockOperations(b).forceRelease("k")).isTrue();
 
 		assertThat(lost.await(30, TimeUnit.SECONDS)).isTrue();
 		assertThat(mine.isHeld()).isFalse();

@@ -22,6 +22,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.LockThreads;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockTemplate;
 
 /**
@@ -32,7 +33,7 @@ import dev.distlock.core.LockTemplate;
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
-@ConditionalOnBean(LockTemplate.class)
+@ConditionalOnBean(LockOperations.class)
 @EnableConfigurationProperties(LocksActuatorProperties.class)
 public final class DistributedLockActuatorAutoConfiguration {
 
@@ -57,15 +58,16 @@ public final class DistributedLockActuatorAutoConfiguration {
 		@ConditionalOnMissingBean(LocksEndpoint.class)
 		@ConditionalOnBooleanProperty(name = "distributed-lock.actuator.force-release-enabled", havingValue = false,
 				matchIfMissing = true)
-		LocksEndpoint locksEndpoint(LockTemplate template, LocksActuatorProperties properties) {
-			return new LocksEndpoint(template, properties.checkedStatusLimit());
+		LocksEndpoint locksEndpoint(LockOperations operations, LocksActuatorProperties properties) {
+			return new LocksEndpoint(operations, properties.checkedStatusLimit());
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(LocksEndpoint.class)
 		@ConditionalOnBooleanProperty("distributed-lock.actuator.force-release-enabled")
-		ForceReleaseLocksEndpoint forceReleaseLocksEndpoint(LockTemplate template, LocksActuatorProperties properties) {
-			return new ForceReleaseLocksEndpoint(template, properties.checkedStatusLimit());
+		ForceReleaseLocksEndpoint forceReleaseLocksEndpoint(LockOperations operations,
+				LocksActuatorProperties properties) {
+			return new ForceReleaseLocksEndpoint(operations, properties.checkedStatusLimit());
 		}
 
 	}
@@ -84,11 +86,11 @@ public final class DistributedLockActuatorAutoConfiguration {
 		 */
 		@Bean
 		@ConditionalOnMissingBean(name = "locksHealthIndicator")
-		LocksHealthIndicator locksHealthIndicator(LockTemplate template, LocksActuatorProperties properties,
+		LocksHealthIndicator locksHealthIndicator(LockOperations operations, LocksActuatorProperties properties,
 				ObjectProvider<LockThreads> threads) {
 			LockThreads own = threads.getIfAvailable();
 			Executor pings = own != null ? own.executor() : new SimpleAsyncTaskExecutor("distlock-health-");
-			return new LocksHealthIndicator(template, properties.checkedHealthTimeout(), pings);
+			return new LocksHealthIndicator(operations, properties.checkedHealthTimeout(), pings);
 		}
 
 	}

@@ -6,7 +6,7 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
-import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockOperations;
 
 /**
  * The {@code locks} endpoint with {@code DELETE /actuator/locks/{key}}, registered only when
@@ -22,8 +22,8 @@ public final class ForceReleaseLocksEndpoint extends LocksEndpoint {
 	/**
 	 * An endpoint over the template's locks that can also force-release them.
 	 */
-	public ForceReleaseLocksEndpoint(LockTemplate template, int statusLimit) {
-		super(template, statusLimit);
+	public ForceReleaseLocksEndpoint(LockOperations operations, int statusLimit) {
+		super(operations, statusLimit);
 	}
 
 	/**
@@ -34,7 +34,7 @@ public final class ForceReleaseLocksEndpoint extends LocksEndpoint {
 	@DeleteOperation
 	public ForceReleased forceRelease(@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		String storeKey = String.join("/", key);
-		boolean released = template().forceRelease(storeKey);
+		boolean released = operations().forceRelease(storeKey);
 		// Warn, as for a lost lock: a holder, if alive, has just lost its lock.
 		logger.warn("Lock '" + storeKey + "' was force-released through the locks endpoint"
 				+ (released ? "" : "; the store had no such lock"));

@@ -10,7 +10,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 import dev.distlock.core.DistributedLockException;
-import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.StatusQuery;
 
@@ -27,15 +27,15 @@ public class LocksEndpoint {
 		.comparing(LocksDescriptor.HeldLock::key)
 		.thenComparingLong(LocksDescriptor.HeldLock::fencingToken);
 
-	private final LockTemplate template;
+	private final LockOperations operations;
 
 	private final int statusLimit;
 
 	/**
 	 * An endpoint over the template's locks, listing at most {@code statusLimit} store locks per request.
 	 */
-	public LocksEndpoint(LockTemplate template, int statusLimit) {
-		this.template = template;
+	public LocksEndpoint(LockOperations operations, int statusLimit) {
+		this.operations = operations;
 		this.statusLimit = statusLimit;
 	}
 
@@ -47,18 +47,18 @@ public class LocksEndpoint {
 	@ReadOperation
 	public LocksDescriptor locks(@Nullable String keyPrefix, @Nullable String owner,
 			StatusQuery.@Nullable State state) {
-		List<LocksDescriptor.HeldLock> held = template.heldLocks()
+		List<LocksDescriptor.HeldLock> held = operations.heldLocks()
 			.stream()
 			.map(LocksDescriptor.HeldLock::of)
 			.sorted(BY_KEY)
 			.toList();
-		String prefix = (keyPrefix != null) ? keyPrefix : template.keyPrefix();
+		String prefix = (keyPrefix != null) ? keyPrefix : operations.template().keyPrefix();
 		// One more than shown, so the store stops early and the body can still tell that the list was cut.
 		StatusQuery query = new StatusQuery(prefix.isEmpty() ? null : prefix, owner,
 				(state != null) ? state : StatusQuery.State.HELD, null, (int) Math.min(StatusQuery.UNLIMITED,
 						statusLimit + 1L));
-		return new LocksDescriptor(template.provider().name(), template.keyPrefix(), isForceReleaseEnabled(), held,
-				store(query));
+		return new LocksDescriptor(operations.template().provider().name(), operations.template().keyPrefix(),
+				isForceReleaseEnabled(), held, store(query));
 	}
 
 	/**
@@ -69,15 +69,15 @@ public class LocksEndpoint {
 	}
 
 	/**
-	 * The template the endpoint reads.
+	 * The operator calls the endpoint makes.
 	 */
-	protected final LockTemplate template() {
-		return template;
+	protected final LockOperations operations() {
+		return operations;
 	}
 
 	private LocksDescriptor.StoreLocks store(StatusQuery query) {
 		try {
-			List<LockInfo> infos = template.status(query);
+			List<LockInfo> infos = operations.status(query);
 			return LocksDescriptor.StoreLocks.of(query, infos, statusLimit);
 		}
 		catch (UnsupportedOperationException ex) {

@@ -13,7 +13,7 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 import dev.distlock.core.LockStoreException;
-import dev.distlock.core.LockTemplate;
+import dev.distlock.core.LockOperations;
 
 /**
  * The {@code locks} health indicator: UP with the ping latency when the lock store answers, DOWN when it does not
@@ -22,7 +22,7 @@ import dev.distlock.core.LockTemplate;
  */
 public final class LocksHealthIndicator extends AbstractHealthIndicator {
 
-	private final LockTemplate template;
+	private final LockOperations operations;
 
 	private final Duration timeout;
 
@@ -32,16 +32,16 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 	 * Checks the template's store, pinging on {@code pings} (the auto-configuration passes distlock's
 	 * {@code LockThreads} executor) and waiting at most {@code timeout} for the answer.
 	 */
-	public LocksHealthIndicator(LockTemplate template, Duration timeout, Executor pings) {
+	public LocksHealthIndicator(LockOperations operations, Duration timeout, Executor pings) {
 		super("Lock store health check failed");
-		this.template = template;
+		this.operations = operations;
 		this.timeout = timeout;
 		this.pings = pings;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) throws Exception {
-		builder.withDetail("provider", template.provider().name());
+		builder.withDetail("provider", providerName());
 		Optional<Duration> latency = ping();
 		if (latency.isEmpty()) {
 			builder.unknown().withDetail("reason", "the provider has no ping");
@@ -55,12 +55,12 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 	 * endpoint for the client's whole command timeout; a ping past the timeout is interrupted.
 	 */
 	private Optional<Duration> ping() throws InterruptedException {
-		FutureTask<Optional<Duration>> task = new FutureTask<>(template::ping);
+		FutureTask<Optional<Duration>> task = new FutureTask<>(operations::ping);
 		try {
 			pings.execute(task);
 		}
 		catch (RejectedExecutionException ex) {
-			throw new LockStoreException(null, "Ping of lock store '" + template.provider().name()
+			throw new LockStoreException(null, "Ping of lock store '" + providerName()
 					+ "' was refused by its executor (shutting down?)", ex);
 		}
 		try {
@@ -69,15 +69,19 @@ public final class LocksHealthIndicator extends AbstractHealthIndicator {
 		catch (TimeoutException ex) {
 			task.cancel(true);
 			throw new LockStoreException(null,
-					"Lock store '" + template.provider().name() + "' did not answer a ping within " + timeout, null);
+					"Lock store '" + providerName() + "' did not answer a ping within " + timeout, null);
 		}
 		catch (ExecutionException ex) {
 			if (ex.getCause() instanceof RuntimeException runtime) {
 				throw runtime;
 			}
-			throw new LockStoreException(null, "Ping of lock store '" + template.provider().name() + "' failed",
+			throw new LockStoreException(null, "Ping of lock store '" + providerName() + "' failed",
 					ex.getCause());
 		}
+	}
+
+	private String providerName() {
+		return operations.template().provider().name();
 	}
 
 }

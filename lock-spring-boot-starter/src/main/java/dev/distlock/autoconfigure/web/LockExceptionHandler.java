@@ -20,6 +20,7 @@ import dev.distlock.core.InvalidLockKeyException;
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockStoreException;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.spring.LockKeyEvaluationException;
 
@@ -35,14 +36,14 @@ public class LockExceptionHandler {
 
 	private static final Log logger = LogFactory.getLog(LockExceptionHandler.class);
 
-	private final LockTemplate template;
+	private final LockOperations operations;
 
 	/**
 	 * A handler that finds a remaining lease for {@code Retry-After} among the template's held locks.
 	 * @param template the application's template
 	 */
 	public LockExceptionHandler(LockTemplate template) {
-		this.template = template;
+		this.operations = new LockOperations(template);
 	}
 
 	/**
@@ -122,7 +123,7 @@ public class LockExceptionHandler {
 	// before it was prefixed (built from the request, checked before the prefix went on) gets the prefix here.
 	private String storeKey(DistributedLockException ex) {
 		String key = String.valueOf(ex.key());
-		String prefix = template.keyPrefix();
+		String prefix = operations.template().keyPrefix();
 		return (ex instanceof InvalidLockKeyException && !key.startsWith(prefix)) ? prefix + key : key;
 	}
 
@@ -132,7 +133,7 @@ public class LockExceptionHandler {
 		if (key == null) {
 			return Optional.empty();
 		}
-		return template.heldLocks()
+		return operations.heldLocks()
 			.stream()
 			.filter(handle -> handle.key().equals(key))
 			.map(LockHandle::remaining)

@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockHandle;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -255,7 +256,7 @@ class DistributedLockActuatorAutoConfigurationTest {
 
 		@Bean
 		LocksEndpoint userEndpoint(LockTemplate template) {
-			return new LocksEndpoint(template, 5);
+			return new LocksEndpoint(new LockOperations(template), 5);
 		}
 
 	}

@@ -37,7 +37,7 @@ import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.spring.DistributedLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -178,7 +178,7 @@ class LockMetricsTest {
 			LockTemplate template = context.getBean(LockTemplate.class);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			LockHandle handle = template.acquire("orders:9", ONE_TRY);
-			assertThat(((LockStatusSource) template.provider()).forceRelease("app:orders:9")).isTrue();
+			assertThat(((OperatorSupport) template.provider()).forceRelease("app:orders:9")).isTrue();
 			assertThatExceptionOfType(LockReleaseException.class).isThrownBy(handle::release);
 			assertThat(counter(registry, LockMetricsListener.LOST, "orders")).isEqualTo(1);
 			assertThat(counter(registry, LockMetricsListener.RELEASE_FAILURES, "orders")).isEqualTo(1);
@@ -345,7 +345,7 @@ class LockMetricsTest {
 			LockOptions renewing = LockOptions.builder().timeout(Duration.ofMillis(300)).autoRenew(true).build();
 			LockHandle handle = template.acquire("jobs:sync", renewing);
 			assertThat(counter(registry, LockMetricsListener.LOST, "jobs")).isZero();
-			assertThat(((LockStatusSource) template.provider()).forceRelease("app:jobs:sync")).isTrue();
+			assertThat(((OperatorSupport) template.provider()).forceRelease("app:jobs:sync")).isTrue();
 			awaitTrue(() -> counter(registry, LockMetricsListener.LOST, "jobs") >= 1);
 			assertThat(handle.isHeld()).isFalse();
 			assertThat(counter(registry, LockMetricsListener.LOST, "jobs")).isEqualTo(1);

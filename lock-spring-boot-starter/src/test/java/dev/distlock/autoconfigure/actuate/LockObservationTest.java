@@ -29,7 +29,7 @@ import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.spring.DistributedLock;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
@@ -97,7 +97,7 @@ class LockObservationTest {
 		runner.run(context -> {
 			LockTemplate template = context.getBean(LockTemplate.class);
 			LockHandle handle = template.acquire("orders:7", ONE_TRY);
-			((LockStatusSource) template.provider()).forceRelease("app:orders:7");
+			((OperatorSupport) template.provider()).forceRelease("app:orders:7");
 			assertThatExceptionOfType(LockReleaseException.class).isThrownBy(handle::release);
 			assertThat(observations).hasNumberOfObservationsWithNameEqualTo("distlock.lock", 1)
 				.hasObservationWithNameEqualTo("distlock.lock")

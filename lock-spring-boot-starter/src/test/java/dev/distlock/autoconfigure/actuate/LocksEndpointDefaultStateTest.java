@@ -7,12 +7,13 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +33,7 @@ class LocksEndpointDefaultStateTest {
 	@Test
 	void plainCallListsHeldLocksOnlyAndAnyOrExpiredShowTheRest() {
 		try (LockTemplate template = new LockTemplate(new KeepsExpiredRecords())) {
-			LocksEndpoint endpoint = new LocksEndpoint(template, 100);
+			LocksEndpoint endpoint = new LocksEndpoint(new LockOperations(template), 100);
 
 			LocksDescriptor.StoreLocks plain = endpoint.locks(null, null, null).store();
 			assertThat(plain.query().state()).isEqualTo(StatusQuery.State.HELD);
@@ -46,7 +47,7 @@ class LocksEndpointDefaultStateTest {
 	}
 
 	/** A store that, like MongoDB, keeps an expired lock's record. */
-	static final class KeepsExpiredRecords implements LockProvider, LockStatusSource {
+	static final class KeepsExpiredRecords implements LockProvider, OperatorSupport {
 
 		@Override
 		public Optional<Lease> tryAcquire(LockRequest request) {
@@ -61,6 +62,16 @@ class LocksEndpointDefaultStateTest {
 		@Override
 		public List<LockInfo> status(StatusQuery query) {
 			return List.of(HELD, EXPIRED).stream().filter(query::matches).toList();
+		}
+
+		@Override
+		public boolean forceRelease(String key) {
+			return false;
+		}
+
+		@Override
+		public Duration ping() {
+			return Duration.ZERO;
 		}
 
 	}

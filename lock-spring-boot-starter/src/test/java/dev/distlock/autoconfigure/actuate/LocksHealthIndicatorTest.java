@@ -23,12 +23,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.memory.InMemoryLockProvider;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.StoreHealth;
+import dev.distlock.core.spi.OperatorSupport;
+import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.mongo.MongoLockProvider;
 import dev.distlock.mongo.MongoLockSettings;
 import dev.distlock.mongo.testsupport.MongoTestServer;
@@ -66,7 +69,7 @@ class LocksHealthIndicatorTest {
 	void upWithProviderAndLatencyWhenRedisAnswers() {
 		LettuceConnectionFactory factory = redis.connectionFactory();
 		try (RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults())) {
-			Health health = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS).health();
+			Health health = indicator(provider, TIMEOUT).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
 			assertThat(health.getDetails()).containsEntry("provider", "redis")
 				.hasEntrySatisfying("latency", latency -> assertThat(latency.toString()).matches("\\d+\\.\\d+ms"));
@@ -82,7 +85,7 @@ class LocksHealthIndicatorTest {
 		ExecutorService pool = Executors.newFixedThreadPool(4);
 		try (RedisLockProvider provider = new RedisLockProvider(factory, RedisLockSettings.defaults());
 				LockTemplate template = new LockTemplate(provider)) {
-			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS);
+			LocksHealthIndicator indicator = indicator(provider, TIMEOUT);
 			LockOptions contended = LockOptions.builder().timeout(Duration.ofSeconds(10)).retries(2)
 				.delay(Duration.ofMillis(10)).build();
 			try (LockHandle hot = template.acquire("hot", contended)) {
@@ -115,7 +118,7 @@ class LocksHealthIndicatorTest {
 						LockKeyTag.beforeFirstColon(), null))
 				.build();
 			holder[0] = template;
-			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS);
+			LocksHealthIndicator indicator = indicator(provider, TIMEOUT);
 			LockHandle held = template.acquire("orders:1", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
 			redis.stop();
 			try {
@@ -124,7 +127,7 @@ class LocksHealthIndicatorTest {
 				assertThat(down.getDetails()).containsEntry("provider", "redis")
 					.hasEntrySatisfying("error", error -> assertThat(error.toString()).contains("LockStoreException"));
 
-				LocksDescriptor locks = new LocksEndpoint(template, 100).locks(null, null, null);
+				LocksDescriptor locks = new LocksEndpoint(new LockOperations(template), 100).locks(null, null, null);
 				assertThat(locks.held()).extracting(LocksDescriptor.HeldLock::key).containsExactly("orders:1");
 				assertThat(locks.held().get(0).fencingToken()).isEqualTo(held.fencingToken());
 				assertThat(locks.store().supported()).isTrue();
@@ -151,7 +154,7 @@ class LocksHealthIndicatorTest {
 	void upOnMongoAndDownOnceItStops() {
 		try (MongoTestServer mongo = MongoTestServer.startInProcess()) {
 			MongoLockProvider provider = new MongoLockProvider(mongo.template(), MongoLockSettings.defaults());
-			LocksHealthIndicator indicator = new LocksHealthIndicator(new LockTemplate(provider), TIMEOUT, PINGS);
+			LocksHealthIndicator indicator = indicator(provider, TIMEOUT);
 			Health up = indicator.health();
 			assertThat(up.getStatus()).isEqualTo(Status.UP);
 			assertThat(up.getDetails()).containsEntry("provider", "mongo").containsKey("latency");
@@ -164,8 +167,7 @@ class LocksHealthIndicatorTest {
 
 	@Test
 	void downWhenThePingDoesNotAnswerInTime() {
-		Health health = new LocksHealthIndicator(new LockTemplate(new SilentStore()), Duration.ofMillis(200), PINGS)
-			.health();
+		Health health = indicator(new SilentStore(), Duration.ofMillis(200)).health();
 		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 		assertThat(health.getDetails()).hasEntrySatisfying("error",
 				error -> assertThat(error.toString()).contains("did not answer a ping within PT0.2S"));
@@ -173,8 +175,8 @@ class LocksHealthIndicatorTest {
 
 	@Test
 	void upOnTheInMemoryStoreAndUnknownForAStoreWithoutPing() {
-		assertThat(new LocksHealthIndicator(new LockTemplate(new InMemoryLockProvider()), TIMEOUT, PINGS).health()
-			.getStatus()).isEqualTo(Status.UP);
+		assertThat(indicator(new InMemoryLockProvider(), TIMEOUT).health().getStatus())
+			.isEqualTo(Status.UP);
 		LockProvider noPing = new LockProvider() {
 			@Override
 			public Optional<Lease> tryAcquire(LockRequest request) {
@@ -186,8 +188,11 @@ class LocksHealthIndicatorTest {
 				return false;
 			}
 		};
-		assertThat(new LocksHealthIndicator(new LockTemplate(noPing), TIMEOUT, PINGS).health().getStatus())
-			.isEqualTo(Status.UNKNOWN);
+		assertThat(indicator(noPing, TIMEOUT).health().getStatus()).isEqualTo(Status.UNKNOWN);
+	}
+
+	private static LocksHealthIndicator indicator(LockProvider provider, Duration timeout) {
+		return new LocksHealthIndicator(new LockOperations(new LockTemplate(provider)), timeout, PINGS);
 	}
 
 	private static void awaitUp(LocksHealthIndicator indicator) {
@@ -212,7 +217,7 @@ class LocksHealthIndicatorTest {
 	/**
 	 * A store whose ping never answers, as a partitioned one would not.
 	 */
-	private static final class SilentStore implements LockProvider, StoreHealth {
+	private static final class SilentStore implements LockProvider, OperatorSupport {
 
 		@Override
 		public Optional<Lease> tryAcquire(LockRequest request) {
@@ -221,6 +226,16 @@ class LocksHealthIndicatorTest {
 
 		@Override
 		public boolean isLocked(String key) {
+			return false;
+		}
+
+		@Override
+		public List<LockInfo> status(StatusQuery query) {
+			return List.of();
+		}
+
+		@Override
+		public boolean forceRelease(String key) {
 			return false;
 		}
 

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockTemplate;
@@ -17,7 +18,7 @@ import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRenewal;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 
 import static dev.distlock.test.kit.LockProviderContractTest.LONG;
@@ -40,6 +41,10 @@ public interface LockIdContract {
 
 	/** The provider of the test. */
 	LockProvider kitProvider();
+
+	private List<LockInfo> kitStatus(StatusQuery query) {
+		return new LockOperations(kitTemplate()).status(query);
+	}
 
 	/** The random key prefix of the test. */
 	String kitPrefix();
@@ -72,7 +77,7 @@ public interface LockIdContract {
 		LockTemplate other = anotherProcess();
 		assertThat(other.tryAcquire("r1", lease(LONG))).isEmpty();
 		LockHandle otherReader = other.acquire("r2", LockOptions.builder().timeout(LONG).shared(-1).build());
-		assertThat(other.status(StatusQuery.held().withKeyPrefix(prefix).withLockId(id)))
+		assertThat(new LockOperations(other).status(StatusQuery.held().withKeyPrefix(prefix).withLockId(id)))
 			.extracting(LockInfo::key, LockInfo::lockId)
 			.containsExactly(org.assertj.core.groups.Tuple.tuple(prefix + "r1", id),
 					org.assertj.core.groups.Tuple.tuple(prefix + "r2", id),
@@ -108,7 +113,7 @@ public interface LockIdContract {
 			.containsExactly(kitPrefix() + "b", kitPrefix() + "a");
 		assertThat(first.isHeld()).isFalse();
 		assertThat(second.isHeld()).isFalse();
-		assertThat(kitTemplate().heldLocks()).isEmpty();
+		assertThat(new LockOperations(kitTemplate()).heldLocks()).isEmpty();
 		group.close(); // already released by ID: not an error
 		assertThat(kitTemplate().isLocked("a") || kitTemplate().isLocked("b")).isFalse();
 	}
@@ -190,7 +195,7 @@ public interface LockIdContract {
 		assertThat(List.of(byId, byHandle, byForce)).allMatch(LockHandle::isHeld);
 		assertThat(byId.remaining()).isEqualTo(LockInfo.NO_EXPIRY);
 		assertThat(anotherProcess().tryAcquire("n1", lease(LONG))).isEmpty();
-		List<LockInfo> infos = kitTemplate().status(StatusQuery.held().withKeyPrefix(kitPrefix()));
+		List<LockInfo> infos = kitStatus(StatusQuery.held().withKeyPrefix(kitPrefix()));
 		assertThat(infos).extracting(LockInfo::key).containsExactly(kitPrefix() + "n1", kitPrefix() + "n2",
 				kitPrefix() + "n3");
 		assertThat(infos).allSatisfy(info -> {
@@ -200,14 +205,14 @@ public interface LockIdContract {
 			assertThat(info.remaining()).isEqualTo(LockInfo.NO_EXPIRY);
 			assertThat(info.toString()).contains("ttl=none");
 		});
-		assertThat(kitTemplate().status(StatusQuery.held().withKeyPrefix(kitPrefix()).withTtlBelow(LONG))).isEmpty();
-		assertThat(kitTemplate().status(StatusQuery.held().withKeyPrefix(kitPrefix()).withTtlAtLeast(LONG)))
+		assertThat(kitStatus(StatusQuery.held().withKeyPrefix(kitPrefix()).withTtlBelow(LONG))).isEmpty();
+		assertThat(kitStatus(StatusQuery.held().withKeyPrefix(kitPrefix()).withTtlAtLeast(LONG)))
 			.hasSize(3);
 
 		long before = byId.fencingToken();
 		assertThat(anotherProcess().unlock(id)).extracting(LockInfo::key).containsExactly(kitPrefix() + "n1");
 		byHandle.release();
-		assertThat(((LockStatusSource) kitProvider()).forceRelease(kitPrefix() + "n3")).isTrue();
+		assertThat(((OperatorSupport) kitProvider()).forceRelease(kitPrefix() + "n3")).isTrue();
 		assertThat(kitTemplate().isLocked("n1") || kitTemplate().isLocked("n2") || kitTemplate().isLocked("n3"))
 			.isFalse();
 		assertThat(anotherProcess().acquire("n1", lease(LONG)).fencingToken()).isGreaterThan(before);
@@ -239,24 +244,24 @@ public interface LockIdContract {
 		Thread.sleep(50); // distinct creation times on the store's clock
 		other.group(second).lock("f2", lease(Duration.ofSeconds(10)));
 		StatusQuery mine = StatusQuery.held().withKeyPrefix(prefix);
-		List<LockInfo> both = kitTemplate().status(mine);
+		List<LockInfo> both = kitStatus(mine);
 		assertThat(both).extracting(LockInfo::key).containsExactly(prefix + "f1", prefix + "f2");
 		Instant created1 = both.get(0).createdAt();
 		Instant created2 = both.get(1).createdAt();
 		assertThat(created1).isNotNull().isBefore(created2);
 		assertThat(both.get(1).owner()).isEqualTo("other-process");
 
-		assertThat(kitTemplate().status(mine.withLockId(first))).extracting(LockInfo::key).containsExactly(prefix + "f1");
-		assertThat(kitTemplate().status(mine.withLockId(LockTemplate.newLockId()))).isEmpty();
-		assertThat(kitTemplate().status(mine.withCreatedBefore(created2))).extracting(LockInfo::key)
+		assertThat(kitStatus(mine.withLockId(first))).extracting(LockInfo::key).containsExactly(prefix + "f1");
+		assertThat(kitStatus(mine.withLockId(LockTemplate.newLockId()))).isEmpty();
+		assertThat(kitStatus(mine.withCreatedBefore(created2))).extracting(LockInfo::key)
 			.containsExactly(prefix + "f1");
-		assertThat(kitTemplate().status(mine.withCreatedAfter(created1))).extracting(LockInfo::key)
+		assertThat(kitStatus(mine.withCreatedAfter(created1))).extracting(LockInfo::key)
 			.containsExactly(prefix + "f2");
-		assertThat(kitTemplate().status(mine.withTtlAtLeast(Duration.ofSeconds(20)))).extracting(LockInfo::key)
+		assertThat(kitStatus(mine.withTtlAtLeast(Duration.ofSeconds(20)))).extracting(LockInfo::key)
 			.containsExactly(prefix + "f1");
-		assertThat(kitTemplate().status(mine.withTtlBelow(Duration.ofSeconds(20)))).extracting(LockInfo::key)
+		assertThat(kitStatus(mine.withTtlBelow(Duration.ofSeconds(20)))).extracting(LockInfo::key)
 			.containsExactly(prefix + "f2");
-		assertThat(kitTemplate().status(mine.withLockId(second).withCreatedBefore(created2))).isEmpty();
+		assertThat(kitStatus(mine.withLockId(second).withCreatedBefore(created2))).isEmpty();
 	}
 
 	@Test

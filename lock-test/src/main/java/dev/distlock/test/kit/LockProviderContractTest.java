@@ -22,6 +22,7 @@ import dev.distlock.core.LockGroup;
 import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockHeldException;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockTemplate;
@@ -30,9 +31,8 @@ import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
-import dev.distlock.core.spi.StoreHealth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -179,7 +179,7 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 		LockHandle b = template.acquire("b", lease(LONG));
 		assertThat(a.key()).isEqualTo(prefix + "a");
 		assertThat(b.key()).isEqualTo(prefix + "b");
-		assertThat(template.heldLocks()).containsExactlyInAnyOrder(a, b);
+		assertThat(new LockOperations(template).heldLocks()).containsExactlyInAnyOrder(a, b);
 	}
 
 	// 3
@@ -191,7 +191,7 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 		assertThat(template.isLocked("a")).isFalse();
 		LockHandle second = template.acquire("a", lease(LONG));
 		assertThat(second.isHeld()).isTrue();
-		assertThat(template.heldLocks()).containsExactly(second);
+		assertThat(new LockOperations(template).heldLocks()).containsExactly(second);
 	}
 
 	// 4
@@ -309,7 +309,7 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 		assertThat(template.tryAcquireAll(List.of("g3", "g1", "g2"), lease(LONG))).isEmpty();
 		assertThat(template.isLocked("g1")).isFalse();
 		assertThat(template.isLocked("g3")).isFalse();
-		assertThat(template.heldLocks()).isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).isEmpty();
 		blocker.release();
 
 		LockGroup group = template.acquireAll(List.of("g3", "g1", "g2"), lease(LONG));
@@ -404,12 +404,12 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 	// 14
 	@Test
 	void statusListsHeldLocksWithOwnerHostAndExpiry() {
-		assertThat(provider).isInstanceOf(LockStatusSource.class);
+		assertThat(provider).isInstanceOf(OperatorSupport.class);
 		LockHandle held = template.acquire("st-1", lease(LONG));
 		template.acquire("st-2", LockOptions.builder().timeout(LONG).shared(4).build());
 		newTemplate().acquire("st-2", LockOptions.builder().timeout(LONG).shared(4).build());
 
-		List<LockInfo> infos = template.status(StatusQuery.held().withKeyPrefix(prefix));
+		List<LockInfo> infos = new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix));
 		assertThat(infos).extracting(LockInfo::key).containsExactly(prefix + "st-1", prefix + "st-2");
 		LockInfo first = infos.get(0);
 		assertThat(first.owner()).isEqualTo("contract-kit");
@@ -421,16 +421,16 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 		assertThat(infos.get(1).mode()).isEqualTo(LockMode.SHARED);
 		assertThat(infos.get(1).holders()).isEqualTo(2);
 
-		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix).withOwner("someone-else"))).isEmpty();
-		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix + "st-1"))).hasSize(1);
-		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix).withTtlBelow(Duration.ofSeconds(1))))
+		assertThat(new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix).withOwner("someone-else"))).isEmpty();
+		assertThat(new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix + "st-1"))).hasSize(1);
+		assertThat(new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix).withTtlBelow(Duration.ofSeconds(1))))
 			.isEmpty();
 	}
 
 	@Test
 	void statusNoLongerListsAReleasedLockAsHeld() {
 		template.acquire("st", lease(LONG)).release();
-		assertThat(template.status(StatusQuery.held().withKeyPrefix(prefix))).isEmpty();
+		assertThat(new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix))).isEmpty();
 	}
 
 	// Beyond the fourteen: behaviours the starter and the operations endpoints rely on.
@@ -439,7 +439,7 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 		LockHandle holder = newTemplate().acquire("f", lease(LONG));
 		boolean removed;
 		try {
-			removed = ((LockStatusSource) provider).forceRelease(prefix + "f");
+			removed = ((OperatorSupport) provider).forceRelease(prefix + "f");
 		}
 		catch (UnsupportedOperationException ex) {
 			Assumptions.abort(provider.name() + " offers no forced release");
@@ -447,14 +447,14 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 		}
 		assertThat(removed).isTrue();
 		assertThat(template.isLocked("f")).isFalse();
-		assertThat(((LockStatusSource) provider).forceRelease(prefix + "f")).isFalse();
+		assertThat(((OperatorSupport) provider).forceRelease(prefix + "f")).isFalse();
 		assertThatThrownBy(holder::release).isInstanceOf(LockReleaseException.class);
 	}
 
 	@Test
 	void storeAnswersAPing() {
-		Assumptions.assumeTrue(provider instanceof StoreHealth, () -> provider.name() + " has no ping");
-		assertThat(((StoreHealth) provider).ping()).isGreaterThanOrEqualTo(Duration.ZERO);
+		Assumptions.assumeTrue(provider instanceof OperatorSupport, () -> provider.name() + " has no ping");
+		assertThat(((OperatorSupport) provider).ping()).isGreaterThanOrEqualTo(Duration.ZERO);
 	}
 
 	@Test

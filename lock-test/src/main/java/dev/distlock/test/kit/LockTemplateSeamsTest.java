@@ -42,13 +42,14 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.test.kit.StoreRecords.StoreRecord;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -268,7 +269,7 @@ public abstract class LockTemplateSeamsTest {
 	 * a store overrides it to list every record it keeps (see {@link StoreRecords}).
 	 */
 	protected StoreRecords storeRecords() {
-		if (observerProvider instanceof LockStatusSource status) {
+		if (observerProvider instanceof OperatorSupport status) {
 			return StoreRecords.viaStatus(status);
 		}
 		return marker -> List.of();
@@ -431,7 +432,7 @@ public abstract class LockTemplateSeamsTest {
 			.isInstanceOf(DistributedLockException.class);
 		softly.assertThat(flag).as("interrupt flag after the call").isTrue();
 		softly.assertThat(bodies.get()).as("bodies run").isZero();
-		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 		softly.assertAll();
 		assertFree(keys(entry, key));
 	}
@@ -462,7 +463,7 @@ public abstract class LockTemplateSeamsTest {
 			softly.assertAll();
 			holder.release();
 			assertFree(keys(entry, key));
-			assertThat(template.heldLocks()).as("heldLocks() after waiter %d", i).isEmpty();
+			assertThat(new LockOperations(template).heldLocks()).as("heldLocks() after waiter %d", i).isEmpty();
 		}
 	}
 
@@ -492,7 +493,7 @@ public abstract class LockTemplateSeamsTest {
 			.isNull();
 		softly.assertThat(result.get()).as("result").isEqualTo("done");
 		softly.assertThat(flag).as("interrupt flag after the call").isTrue();
-		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
 		softly.assertAll();
 		assertFree(keys(entry, key));
@@ -531,7 +532,7 @@ public abstract class LockTemplateSeamsTest {
 		softly.assertThat(worker.thrown()).as("error of " + kind + " " + entry + " after an interrupted body").isNull();
 		softly.assertThat(worker.value()).as("result").isEqualTo("woken");
 		softly.assertThat(worker.interruptedAfter()).as("worker's interrupt flag afterwards").isTrue();
-		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 		softly.assertAll();
 		assertFree(keys(entry, key));
 	}
@@ -553,7 +554,7 @@ public abstract class LockTemplateSeamsTest {
 		SoftAssertions softly = new SoftAssertions();
 		softly.assertThat(thrown).as("error of a release with the interrupt flag set").isNull();
 		softly.assertThat(flag).as("interrupt flag after the release").isTrue();
-		softly.assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		softly.assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
 		softly.assertAll();
 		assertFree(keys(entry, key));
@@ -640,7 +641,7 @@ public abstract class LockTemplateSeamsTest {
 		softly.assertThat(releaseErrors.get()).as("LockReleaseExceptions").isZero();
 		softly.assertAll();
 		assertFree(keys(entry, key));
-		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 	}
 
 	// ---- Future.cancel(true) of a task running execute ----
@@ -661,7 +662,7 @@ public abstract class LockTemplateSeamsTest {
 			executor.shutdown();
 			assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
 			assertThat(bodies.get()).as("bodies run").isZero();
-			assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+			assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 			assertFree(List.of(key));
 		}
 		finally {
@@ -699,7 +700,7 @@ public abstract class LockTemplateSeamsTest {
 				softly.assertAll();
 				holder.release();
 				assertFree(List.of(key));
-				assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+				assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 			}
 		}
 		finally {
@@ -749,7 +750,7 @@ public abstract class LockTemplateSeamsTest {
 			softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
 			softly.assertAll();
 			assertFree(List.of(key));
-			assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+			assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 		}
 		finally {
 			executor.shutdownNow();
@@ -787,7 +788,7 @@ public abstract class LockTemplateSeamsTest {
 		// stale acquire lands (and hide it).
 		Thread.sleep(SETTLE.toMillis());
 		assertFree(keys(entry, key));
-		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 	}
 
 	/**
@@ -813,7 +814,7 @@ public abstract class LockTemplateSeamsTest {
 		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
 		softly.assertAll();
 		assertFree(keys(entry, key));
-		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 	}
 
 	/**
@@ -842,7 +843,7 @@ public abstract class LockTemplateSeamsTest {
 		softly.assertThat(lostSignals.get()).as("lock-lost signals").isZero();
 		softly.assertAll();
 		assertFree(keys(entry, key));
-		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 	}
 
 	/**
@@ -880,7 +881,7 @@ public abstract class LockTemplateSeamsTest {
 		hold(kind, entry, closing, key);
 		Throwable thrown = catchThrowable(closing::close);
 		assertThat(thrown).as("error of close()").isNull();
-		assertThat(closing.heldLocks()).as("heldLocks() after close()").isEmpty();
+		assertThat(new LockOperations(closing).heldLocks()).as("heldLocks() after close()").isEmpty();
 		assertFree(keys(entry, key));
 	}
 
@@ -927,13 +928,13 @@ public abstract class LockTemplateSeamsTest {
 	void anExpiredNeverReleasedHandleLeavesHeldLocks() throws Exception {
 		Duration shortLease = Duration.ofMillis(500);
 		LockHandle handle = template.acquire("expiring", LockOptions.builder().timeout(shortLease).build());
-		assertThat(template.heldLocks()).contains(handle);
+		assertThat(new LockOperations(template).heldLocks()).contains(handle);
 		long deadline = System.nanoTime() + shortLease.plusSeconds(1).toNanos();
-		while (template.heldLocks().contains(handle) && System.nanoTime() - deadline < 0) {
+		while (new LockOperations(template).heldLocks().contains(handle) && System.nanoTime() - deadline < 0) {
 			Thread.sleep(20);
 		}
 		assertThat(handle.isHeld()).isFalse();
-		assertThat(template.heldLocks()).as("heldLocks() %d ms after the lease ran out", 1_000).doesNotContain(handle);
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks() %d ms after the lease ran out", 1_000).doesNotContain(handle);
 	}
 
 	/**
@@ -1056,7 +1057,7 @@ public abstract class LockTemplateSeamsTest {
 		});
 		Thread.sleep(duration.toMillis());
 		assertFree(what == Short.HOLD ? List.of(key + ".0", key + ".1") : List.of(key));
-		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 	}
 
 	private static void shortRound(Short what, Duration duration, int round, LockTemplate on, String key,
@@ -1263,7 +1264,7 @@ public abstract class LockTemplateSeamsTest {
 		}
 		Thread.sleep(SETTLE.toMillis());
 		assertFree(List.of(key));
-		assertThat(template.heldLocks()).as("heldLocks()").isEmpty();
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
 	}
 
 	// ---- exact retries and bounded waits (item 15) ----
@@ -1460,7 +1461,7 @@ public abstract class LockTemplateSeamsTest {
 			if (on == null) {
 				continue;
 			}
-			for (LockHandle handle : on.heldLocks()) {
+			for (LockHandle handle : new LockOperations(on).heldLocks()) {
 				if (handle.isHeld() && handle.remaining().equals(LockInfo.NO_EXPIRY)) {
 					names.add(handle.key());
 					if (handle.groupId() != null) {

@@ -6,7 +6,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.spi.LockInfo;
-import dev.distlock.core.spi.LockStatusSource;
+import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
 
 /**
@@ -27,7 +27,7 @@ public interface StoreRecords {
 	 * The default probe for a store without a direct view: the provider's own status, where a held lock without
 	 * expiry is the only immortal record it can see.
 	 */
-	static StoreRecords viaStatus(LockStatusSource status) {
+	static StoreRecords viaStatus(OperatorSupport status) {
 		return marker -> status.status(StatusQuery.all())
 			.stream()
 			.filter(info -> info.key().contains(marker))

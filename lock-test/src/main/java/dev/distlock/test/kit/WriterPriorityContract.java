@@ -17,14 +17,15 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.LockProvider;
-import dev.distlock.core.spi.WriterPriority;
+import dev.distlock.core.spi.WaitingLockProvider;
 
 import static dev.distlock.test.kit.LockProviderContractTest.LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Shared locks cannot starve a writer: while an exclusive request waits, new shared holders are refused. Part of
- * {@link LockProviderContractTest}; skipped, naming {@link WriterPriority}, on a provider without it.
+ * {@link LockProviderContractTest}; skipped on a provider without {@link WaitingLockProvider}, which brings writer
+ * priority.
  */
 public interface WriterPriorityContract {
 
@@ -34,10 +35,10 @@ public interface WriterPriorityContract {
 	/** The provider of the test. */
 	LockProvider kitProvider();
 
-	/** Skips the test, saying why, unless the provider gives waiting writers priority. */
+	/** Skips the test, saying why, unless the provider waits, and so gives waiting writers priority. */
 	default void assumeWriterPriority() {
-		Assumptions.assumeTrue(kitProvider() instanceof WriterPriority, () -> "provider '" + kitProvider().name()
-				+ "' does not implement WriterPriority (waiting exclusive requests keep new shared holders out)");
+		Assumptions.assumeTrue(kitProvider() instanceof WaitingLockProvider, () -> "provider '" + kitProvider().name()
+				+ "' does not implement WaitingLockProvider (waiting exclusive requests keep new shared holders out)");
 	}
 
 	private static LockOptions waitingShared(Duration maxWait) {

@@ -1,11 +1,11 @@
-package dev.distlock.core.internal;
+package dev.distlock.core.spi;
 
 import java.util.function.Supplier;
 
 /**
  * Runs cleanup store calls (release, withdrawal, rollback) with the thread's interrupt flag cleared and restores it
  * afterwards: a client that sees the flag aborts the call, and a lock the caller no longer wants would be stranded
- * for its whole lease.
+ * for its whole lease. Core and providers use it alike.
  */
 public final class Interrupts {
 

@@ -23,12 +23,12 @@ import dev.distlock.core.LockKeys;
  * holding such values component by component ({@code Order[id=1, seats=[1, 2]]}). Anything else uses its own
  * {@code toString()}; a value with only {@code Object}'s identity {@code toString()} ({@code Type@1b2c3d}) is refused.
  */
-final class KeyValues {
+final class KeyRenderer {
 
 	// Deep enough for any sane key; stops a collection that contains itself.
 	private static final int MAX_DEPTH = 16;
 
-	private KeyValues() {
+	private KeyRenderer() {
 	}
 
 	/**
@@ -185,7 +185,7 @@ final class KeyValues {
 	}
 
 	/**
-	 * Converts to String through {@link KeyValues#render}, so that {@code 'ids:' + #ids} renders an array or a set as a
+	 * Converts to String through {@link KeyRenderer#render}, so that {@code 'ids:' + #ids} renders an array or a set as a
 	 * whole key {@code #ids} would; every other conversion goes to the standard converter.
 	 */
 	static final class Converter implements TypeConverter {

@@ -9,9 +9,9 @@ import org.springframework.util.ClassUtils;
 /**
  * Names methods in messages and default keys.
  */
-final class Methods {
+final class MethodNames {
 
-	private Methods() {
+	private MethodNames() {
 	}
 
 	/**
