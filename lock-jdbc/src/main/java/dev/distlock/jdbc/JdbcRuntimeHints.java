@@ -1,0 +1,22 @@
+package dev.distlock.jdbc;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What a native image needs of this module: the DDL per dialect, which {@link JdbcMaintenance} reads from the class
+ * path when it creates the table ({@code distributed-lock.jdbc.initialize-schema}). Without it a native application
+ * that creates its lock table fails at startup naming the missing resource.
+ */
+final class JdbcRuntimeHints implements RuntimeHintsRegistrar {
+
+	// A pattern, not a list of names, so a dialect added beside the others is covered without touching this file.
+	static final String SCHEMAS = "dev/distlock/jdbc/schema-*.sql";
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		hints.resources().registerPattern(SCHEMAS);
+	}
+
+}
