@@ -16,9 +16,11 @@ import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
 
 /**
- * Takes a lock in one attempt, bounded by its lease. Exclusive: an UPDATE of the key's row when it is free, expired
- * or already this token's, else an INSERT that writes nothing when the row exists: one round trip when the key was
- * used before, two the first time, each drawing the fencing token from the sequence in the same statement. Shared: one
+ * Takes a lock in one attempt, bounded by its lease. Exclusive on PostgreSQL: one {@code INSERT ... ON CONFLICT DO
+ * UPDATE ... WHERE} that inserts the key's row or grants it when it is free, expired or already this token's, one
+ * round trip whatever the row's state. Exclusive on MySQL/MariaDB: an UPDATE of the key's row under the same
+ * conditions, else an INSERT that writes nothing when the row exists: one round trip when the key was used before,
+ * two the first time and on a refusal. Each statement draws the fencing token from the sequence itself. Shared: one
  * short transaction that locks the key's row, counts the live shared holders and adds this one. A deadlock or
  * serialisation failure rolled back by the server is a refusal, never an error. An attempt that failed in a way that
  * may have left a grant behind has that grant released by owner token before the error is thrown, then again in the
@@ -143,6 +145,11 @@ final class JdbcAcquirer {
 		Object ttl = ttl(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
+		if (sql.acquireExclusive != null) {
+			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state.
+			return database.run(request.key(), "acquire", bound, false, session -> session.fence(sql.acquireExclusive,
+					request.key(), request.token(), owner, host, request.lockId(), leaseMs, ttl));
+		}
 		return database.run(request.key(), "acquire", bound, false, session -> {
 			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
 			// or it exists and is held (the insert writes nothing: refused).

@@ -16,7 +16,8 @@ import dev.distlock.core.spi.LockRequest;
  * that long (an expiry sends no notification), and at most as long as the template's backoff. It is woken early by a
  * release in this JVM and, on PostgreSQL, by a NOTIFY from any. While an exclusive request waits it keeps a mark on
  * the key's row that refuses new shared holders (writer priority), renewed per attempt for a short validity on the
- * database clock, withdrawn by the grant or {@link #close()}. No connection is held while it waits.
+ * database clock, withdrawn by the grant or {@link #close()}. On PostgreSQL the mark and the read of the lease left are
+ * one statement, so a refused exclusive attempt costs two round trips in all. No connection is held while it waits.
  */
 final class JdbcAcquisition implements Acquisition {
 
@@ -29,6 +30,9 @@ final class JdbcAcquisition implements Acquisition {
 	static final Duration MAX_MARK = Duration.ofSeconds(30);
 
 	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+
+	/** The key's row was gone when the mark was to be written. */
+	private static final long NO_ROW = -2;
 
 	private final JdbcAcquirer acquirer;
 
@@ -64,10 +68,18 @@ final class JdbcAcquisition implements Acquisition {
 			marked = marked && request.shared(); // an exclusive grant removes the mark
 			return granted;
 		}
+		if (!request.shared() && sql.markWaiterRemaining != null) {
+			// PostgreSQL: the mark and the lease left in one statement.
+			holderLeftMicros = markWaiterReadingLease(markValidityMillis());
+			marked |= holderLeftMicros >= 0;
+			if (holderLeftMicros == NO_ROW) {
+				holderLeftMicros = 0;
+			}
+			return granted;
+		}
 		holderLeftMicros = remainingMicros();
 		if (!request.shared()) {
-			long validity = Math.min(MAX_MARK.toMillis(), Math.max(MIN_MARK.toMillis(), 3 * lastWaitMillis));
-			marked |= markWaiter(validity);
+			marked |= markWaiter(markValidityMillis());
 		}
 		return granted;
 	}
@@ -89,6 +101,27 @@ final class JdbcAcquisition implements Acquisition {
 		waiter.close();
 		if (marked) {
 			clearWaiter();
+		}
+	}
+
+	private long markValidityMillis() {
+		return Math.min(MAX_MARK.toMillis(), Math.max(MIN_MARK.toMillis(), 3 * lastWaitMillis));
+	}
+
+	/**
+	 * Marks the key's row and reads what is left of its longest lease, in microseconds; {@link #NO_ROW} when the row
+	 * is gone (nothing marked), -1 when the statement failed (the mark may have been written).
+	 */
+	private long markWaiterReadingLease(long validityMs) {
+		try {
+			List<Long> left = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
+					session -> session.query(sql.markWaiterRemaining, rs -> rs.getLong(1), request.token(), validityMs,
+							request.key()));
+			return left.isEmpty() ? NO_ROW : Math.max(0, left.get(0));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
+			return -1;
 		}
 	}
 

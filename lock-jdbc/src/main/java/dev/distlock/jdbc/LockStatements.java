@@ -23,6 +23,14 @@ final class LockStatements {
 	/** Exclusive grant by inserting the key row; a row already there makes it write nothing. */
 	final String insertExclusive;
 
+	/**
+	 * On PostgreSQL, the whole exclusive attempt in one statement: the insert of the key row, or on conflict the
+	 * grant of the existing row under the same conditions as {@link #grantExclusive}, returning the fencing token
+	 * when it granted and nothing when refused. The token of a grant on conflict is drawn after the row is locked,
+	 * so it is later than every grant before it. Null on MySQL/MariaDB.
+	 */
+	final @Nullable String acquireExclusive;
+
 	/** The exclusive holder's own extend. */
 	final String extendExclusive;
 
@@ -89,6 +97,12 @@ final class LockStatements {
 	/** A waiting writer marks the key row so new shared holders are refused. */
 	final String markWaiter;
 
+	/**
+	 * On PostgreSQL, {@link #markWaiter} returning {@link #remaining} of the key in the same statement; null
+	 * elsewhere.
+	 */
+	final @Nullable String markWaiterRemaining;
+
 	/** The waiting writer withdraws its own mark. */
 	final String clearWaiter;
 
@@ -110,7 +124,10 @@ final class LockStatements {
 	/** Renewal by lock ID of one exclusive row. */
 	final String renewExclusive;
 
-	/** Picks the rows the purger may delete, skipping rows others have locked. */
+	/**
+	 * Picks the rows the purger may delete, skipping rows others have locked: a scan in no particular order (no index
+	 * on {@code expires_at}, which every grant rewrites) that stops at the batch size.
+	 */
 	final String purgeCandidates;
 
 	/** Deletes one purged row, if it is still past the grace. */
@@ -153,6 +170,28 @@ final class LockStatements {
 		this.insertExclusive = insertInto + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
 				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", " + now
 				+ ", " + plus + ", ?, " + epoch + ")" + onConflict + returning;
+		if (dialect == JdbcDialect.POSTGRESQL) {
+			// ON CONFLICT DO UPDATE locks the conflicting row, then checks WHERE and evaluates SET on its latest
+			// version: nextval() in SET is drawn after every earlier grant of the row. The one in VALUES is drawn
+			// (and wasted) by every attempt on an existing row; the sequence only has to increase.
+			String t = "t.";
+			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
+			this.acquireExclusive = "INSERT INTO " + table + " AS t (lock_key, holder, token, owner_name, owner_host, "
+					+ "lock_id, fence, acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, "
+					+ next + ", " + now + ", " + plus + ", ?, " + epoch + ") ON CONFLICT (lock_key, holder) DO UPDATE "
+					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
+					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
+					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
+					+ "waiter = CASE WHEN " + mineNow + " THEN t.waiter ELSE NULL END, "
+					+ "waiter_until = CASE WHEN " + mineNow + " THEN t.waiter_until ELSE NULL END, "
+					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
+					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
+					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
+					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence";
+		}
+		else {
+			this.acquireExclusive = null;
+		}
 		this.extendExclusive = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
 				+ " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live;
 		String clearExclusive = "UPDATE " + table + " SET token = NULL, owner_name = NULL, owner_host = NULL, "
@@ -196,10 +235,12 @@ final class LockStatements {
 				+ "MAX(s.expires_at) FROM " + table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > "
 				+ now + "), " + epoch + ") WHERE lock_key = ? AND holder = ''";
 		this.isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live;
-		this.remaining = "SELECT " + dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE "
-				+ epoch + " END, shared_until)") + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
+		String left = dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE " + epoch
+				+ " END, shared_until)");
+		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
 		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
 				+ " WHERE lock_key = ? AND holder = ''";
+		this.markWaiterRemaining = dialect == JdbcDialect.POSTGRESQL ? markWaiter + " RETURNING " + left : null;
 		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL, waiter_until = NULL WHERE lock_key = ? "
 				+ "AND holder = '' AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
@@ -219,7 +260,7 @@ final class LockStatements {
 		String pastGrace = "expires_at < " + dialect.nowMinusMillis();
 		this.purgeCandidates = "SELECT lock_key, holder FROM " + table + " WHERE " + pastGrace
 				+ " AND shared_until < " + dialect.nowMinusMillis() + " AND (waiter_until IS NULL OR waiter_until < "
-				+ now + ") ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
+				+ now + ") LIMIT ? FOR UPDATE SKIP LOCKED";
 		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
 	}
 

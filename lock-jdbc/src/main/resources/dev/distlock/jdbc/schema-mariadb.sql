@@ -2,6 +2,9 @@
 -- docs/JDBC.md). ${table} and ${sequence} are the configured names. One row per lock key (holder = ''), plus one row
 -- per shared holder (holder = its owner token). Times are the database clock's in UTC (UTC_TIMESTAMP(6)), stored as
 -- DATETIME(6): microseconds, no 2038 limit (TIMESTAMP has one). Keys compare byte for byte (utf8mb4_bin).
+-- No index on expires_at: every grant and release rewrites it, and InnoDB would update that secondary index each time;
+-- the purger scans the table in bounded batches instead. A table an earlier version created may carry
+-- ${table}_expires: it can be dropped (docs/JDBC.md).
 CREATE TABLE IF NOT EXISTS ${table} (
   lock_key     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
@@ -19,7 +22,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
   waiter       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
   waiter_until DATETIME(6),
   PRIMARY KEY (lock_key, holder),
-  KEY ${table}_expires (expires_at),
   KEY ${table}_lock_id (lock_id)
 ) ENGINE = InnoDB;
 CREATE SEQUENCE IF NOT EXISTS ${sequence} ENGINE = InnoDB;

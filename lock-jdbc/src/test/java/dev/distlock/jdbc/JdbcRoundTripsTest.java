@@ -23,7 +23,8 @@ import dev.distlock.jdbc.testsupport.TestDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How many statements the hot calls send, counted on the connections the provider borrows: an exclusive release is
+ * How many statements the hot calls send, counted on the connections the provider borrows: an exclusive attempt is
+ * one statement on PostgreSQL whether it inserts, grants or is refused, and an exclusive release is
  * one round trip on both databases (on PostgreSQL the release and its NOTIFY are one statement; that the NOTIFY is
  * delivered, {@link PostgresListenerTest} shows).
  */
@@ -51,6 +52,41 @@ class JdbcRoundTripsTest {
 			assertThat(provider.isLocked(key)).isFalse();
 			provider.close();
 		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void anExclusiveAttemptIsOneStatementOnPostgresWhetherTheRowIsNewFreeOrHeld(TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			boolean postgres = db.dialect() == JdbcDialect.POSTGRESQL;
+			String key = "trips:attempt:" + System.nanoTime();
+
+			statements.set(0);
+			Lease first = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(statements).hasValue(postgres ? 1 : 2); // a new key: the insert
+
+			statements.set(0);
+			assertThat(provider.tryAcquire(request(key))).isEmpty();
+			assertThat(statements).hasValue(postgres ? 1 : 2); // held: refused
+
+			assertThat(first.release()).isTrue();
+			statements.set(0);
+			Lease second = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(statements).hasValue(1); // the key's row, free: granted
+
+			assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+			assertThat(second.release()).isTrue();
+			provider.close();
+		}
+	}
+
+	private static LockRequest request(String key) {
+		return new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(), Duration.ofSeconds(30),
+				LockMode.EXCLUSIVE, 1, OWNER);
 	}
 
 	/** The DataSource, counting every statement prepared or created on its connections. */

@@ -90,6 +90,41 @@ class JdbcStoreTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void theSchemaHasNoExpiryIndexAndATableThatStillHasOneKeepsWorkingAndPurgesInBatches(TestDatabase db)
+			throws Exception {
+		String table = "legacy_" + db.name().toLowerCase(java.util.Locale.ROOT) + "_" + System.nanoTime() % 1_000_000;
+		JdbcLockSettings settings = new JdbcLockSettings(table, null, Duration.ofHours(1), 3,
+				JdbcLockSettings.DEFAULT_CALL_TIMEOUT);
+		assertThat(String.join("\n", JdbcMaintenance.schema(db.dialect(), settings))).doesNotContain("_expires")
+			.doesNotContainIgnoringCase("(expires_at)");
+		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1));
+		provider.createSchema();
+		// The index an earlier version created: creating the schema again and every call work with it there.
+		try (java.sql.Connection connection = db.dataSource().getConnection();
+				java.sql.Statement statement = connection.createStatement()) {
+			statement.execute("CREATE INDEX " + table + "_expires ON " + table + " (expires_at)");
+		}
+		provider.createSchema();
+		String key = "legacy:" + System.nanoTime();
+		long fence = 0;
+		for (int i = 0; i < 7; i++) {
+			Lease lease = provider.tryAcquire(exclusive(key + ":" + i, Duration.ofSeconds(5))).orElseThrow();
+			assertThat(lease.fencingToken()).isGreaterThan(fence);
+			fence = lease.fencingToken();
+			assertThat(lease.release()).isTrue();
+		}
+		Lease live = provider.tryAcquire(exclusive(key + ":live", Duration.ofSeconds(30))).orElseThrow();
+		Thread.sleep(50);
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), table);
+		assertThat(provider.purge()).isEqualTo(7); // batches of 3, 3 and 1
+		assertThat(inspector.rows(key)).hasSize(1);
+		assertThat(inspector.held(key)).containsExactly(key + ":live");
+		assertThat(live.release()).isTrue();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void thePurgerLeavesLiveAndNoExpiryLocks(TestDatabase db) throws Exception {
 		String key = "purge-live:" + System.nanoTime();
 		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), JdbcLockSettings.defaults(),
