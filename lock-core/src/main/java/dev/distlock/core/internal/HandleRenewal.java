@@ -24,7 +24,7 @@ final class HandleRenewal {
 
 	private final LocalLease localLease;
 
-	private final HandleEvents events;
+	private final HandleRegistry registry;
 
 	private final LongSupplier nanoClock;
 
@@ -33,12 +33,12 @@ final class HandleRenewal {
 	/** Whether a renewal is running now. */
 	private final AtomicBoolean renewing = new AtomicBoolean();
 
-	HandleRenewal(LeaseHandle handle, LeaseCalls calls, LocalLease localLease, HandleEvents events,
+	HandleRenewal(LeaseHandle handle, LeaseCalls calls, LocalLease localLease, HandleRegistry registry,
 			LongSupplier nanoClock) {
 		this.handle = handle;
 		this.calls = calls;
 		this.localLease = localLease;
-		this.events = events;
+		this.registry = registry;
 		this.nanoClock = nanoClock;
 	}
 
@@ -99,7 +99,7 @@ final class HandleRenewal {
 		try {
 			if (calls.renew(handle.timeout())) {
 				localLease.countFrom(start, handle.timeout());
-				events.renewed(handle);
+				registry.renewed(handle);
 			}
 			else {
 				handle.markLost(null);

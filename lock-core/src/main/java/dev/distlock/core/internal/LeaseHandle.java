@@ -50,7 +50,7 @@ public final class LeaseHandle implements LockHandle {
 
 	private final Duration timeout;
 
-	private final HandleEvents events;
+	private final HandleRegistry registry;
 
 	private final LongSupplier nanoClock;
 
@@ -71,7 +71,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	public LeaseHandle(String key, String token, Lease lease, LockMode mode, @Nullable String name,
 			@Nullable String groupId, Duration waited, Duration timeout, boolean expires,
-			@Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store, HandleEvents events,
+			@Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store, HandleRegistry registry,
 			LongSupplier nanoClock) {
 		this.key = key;
 		this.token = token;
@@ -83,12 +83,12 @@ public final class LeaseHandle implements LockHandle {
 		this.acquiredNanos = requestedNanos;
 		this.waited = waited;
 		this.timeout = timeout;
-		this.events = events;
+		this.registry = registry;
 		this.nanoClock = nanoClock;
 		this.localLease = new LocalLease(nanoClock, requestedNanos, timeout, expires);
 		this.calls = new LeaseCalls(key, lease, holdAtLeast, store);
-		this.renewal = new HandleRenewal(this, calls, localLease, events, nanoClock);
-		this.lostSignal = new LostSignal(this, events);
+		this.renewal = new HandleRenewal(this, calls, localLease, registry, nanoClock);
+		this.lostSignal = new LostSignal(this, registry);
 	}
 
 	@Override
@@ -185,7 +185,7 @@ public final class LeaseHandle implements LockHandle {
 	void releasedById() {
 		if (state.compareAndSet(State.HELD, State.RELEASED)) {
 			renewal.cancel();
-			events.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
+			registry.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
 		}
 	}
 
@@ -215,7 +215,7 @@ public final class LeaseHandle implements LockHandle {
 			// lease runs out) and a later release can try again.
 			state.compareAndSet(State.RELEASED, State.HELD);
 			LockReleaseException error = new LockReleaseException(key, ex.getMessage(), ex);
-			events.releaseFailed(this, error);
+			registry.releaseFailed(this, error);
 			throw error;
 		}
 		if (!released) {
@@ -225,10 +225,10 @@ public final class LeaseHandle implements LockHandle {
 			lostSignal.send(lost);
 			LockReleaseException error = new LockReleaseException(key, "Cannot release lock '" + key
 					+ "': it is no longer held under this owner token", null);
-			events.releaseFailed(this, error);
+			registry.releaseFailed(this, error);
 			throw error;
 		}
-		events.released(this, Duration.ofNanos(heldNanos));
+		registry.released(this, Duration.ofNanos(heldNanos));
 	}
 
 	@Override

@@ -10,7 +10,7 @@ import dev.distlock.core.LockLostException;
 
 /**
  * Tells everyone that a handle's lock was lost: the log (a warning), the template's registry and listeners
- * ({@link HandleEvents#lost}), and the callbacks registered on the handle. One callback's exception reaches neither
+ * ({@link HandleRegistry#lost}), and the callbacks registered on the handle. One callback's exception reaches neither
  * the others nor the code that found the loss.
  */
 final class LostSignal {
@@ -19,16 +19,16 @@ final class LostSignal {
 
 	private final LeaseHandle handle;
 
-	private final HandleEvents events;
+	private final HandleRegistry registry;
 
 	private final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
 
 	/** Set before the callbacks run, so one added from then on runs at once. */
 	private volatile boolean sent;
 
-	LostSignal(LeaseHandle handle, HandleEvents events) {
+	LostSignal(LeaseHandle handle, HandleRegistry registry) {
 		this.handle = handle;
-		this.events = events;
+		this.registry = registry;
 	}
 
 	/**
@@ -47,7 +47,7 @@ final class LostSignal {
 	void send(LockLostException cause) {
 		sent = true;
 		logger.warn("Lock '" + handle.key() + "' was lost (fencing token " + handle.fencingToken() + ")");
-		events.lost(handle, cause);
+		registry.lost(handle, cause);
 		for (Runnable callback : callbacks) {
 			try {
 				callback.run();
