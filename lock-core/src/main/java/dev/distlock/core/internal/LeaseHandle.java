@@ -2,9 +2,13 @@ package dev.distlock.core.internal;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockOptions;
@@ -19,10 +23,14 @@ import dev.distlock.core.spi.Lease;
 /**
  * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
  * released, lost; only held moves, and only once. The lease's local count is a {@link LocalLease}, the watchdog's
- * renewal a {@link HandleRenewal}, and the news of a loss goes out through a {@link LostSignal}; its calls to the
- * store (the minimum hold included) go through {@link LeaseCalls}.
+ * renewal a {@link HandleRenewal}; its calls to the store (the minimum hold included) go through
+ * {@link LeaseCalls}. The news of a loss goes out from here, once: the log (a warning), the registry and its listeners,
+ * and the callbacks registered on the handle; one callback's exception reaches neither the others nor the code that
+ * found the loss.
  */
 public final class LeaseHandle implements LockHandle {
+
+	private static final Log logger = LogFactory.getLog(LeaseHandle.class);
 
 	private enum State {
 
@@ -62,7 +70,10 @@ public final class LeaseHandle implements LockHandle {
 
 	private final HandleRenewal renewal;
 
-	private final LostSignal lostSignal;
+	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
+
+	/** Set before the lost callbacks run, so one added from then on runs at once. */
+	private volatile boolean lostSent;
 
 	/**
 	 * Wraps a granted lease.
@@ -88,7 +99,6 @@ public final class LeaseHandle implements LockHandle {
 		this.localLease = new LocalLease(nanoClock, requestedNanos, timeout, expires);
 		this.calls = new LeaseCalls(key, lease, holdAtLeast, store);
 		this.renewal = new HandleRenewal(this, calls, localLease, registry, nanoClock);
-		this.lostSignal = new LostSignal(this, registry);
 	}
 
 	@Override
@@ -222,7 +232,7 @@ public final class LeaseHandle implements LockHandle {
 			state.set(State.LOST);
 			LockLostException lost = new LockLostException(key,
 					"Lock '" + key + "' was no longer held under this owner token at release", null);
-			lostSignal.send(lost);
+			sendLost(lost);
 			LockReleaseException error = new LockReleaseException(key, "Cannot release lock '" + key
 					+ "': it is no longer held under this owner token", null);
 			registry.releaseFailed(this, error);
@@ -238,9 +248,15 @@ public final class LeaseHandle implements LockHandle {
 		}
 	}
 
+	/**
+	 * Adds a callback, run when the loss is found, or at once (on the caller's thread) if it was found already.
+	 */
 	@Override
 	public void onLost(Runnable callback) {
-		lostSignal.add(callback);
+		lostCallbacks.add(callback);
+		if (lostSent) {
+			callback.run();
+		}
 	}
 
 	/** The handle's renewal, driven by the {@link Watchdog}. */
@@ -260,9 +276,26 @@ public final class LeaseHandle implements LockHandle {
 	void markLost(@Nullable Throwable cause) {
 		if (state.compareAndSet(State.HELD, State.LOST)) {
 			renewal.cancel();
-			lostSignal.send(new LockLostException(key(), "Lock '" + key() + "' was lost: "
+			sendLost(new LockLostException(key(), "Lock '" + key() + "' was lost: "
 					+ (cause != null ? "renewal failed: " + cause.getMessage() : "another owner or no lock in the store"),
 					cause));
+		}
+	}
+
+	/**
+	 * Reports the loss: called once, when the handle moves to lost.
+	 */
+	private void sendLost(LockLostException cause) {
+		lostSent = true;
+		logger.warn("Lock '" + key() + "' was lost (fencing token " + fencingToken() + ")");
+		registry.lost(this, cause);
+		for (Runnable callback : lostCallbacks) {
+			try {
+				callback.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock-lost callback for '" + key() + "' failed", ex);
+			}
 		}
 	}
 
