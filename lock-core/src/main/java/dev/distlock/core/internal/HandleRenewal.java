@@ -22,8 +22,6 @@ final class HandleRenewal {
 
 	private final LeaseCalls calls;
 
-	private final LocalLease localLease;
-
 	private final HandleRegistry registry;
 
 	private final LongSupplier nanoClock;
@@ -33,11 +31,9 @@ final class HandleRenewal {
 	/** Whether a renewal is running now. */
 	private final AtomicBoolean renewing = new AtomicBoolean();
 
-	HandleRenewal(LeaseHandle handle, LeaseCalls calls, LocalLease localLease, HandleRegistry registry,
-			LongSupplier nanoClock) {
+	HandleRenewal(LeaseHandle handle, LeaseCalls calls, HandleRegistry registry, LongSupplier nanoClock) {
 		this.handle = handle;
 		this.calls = calls;
-		this.localLease = localLease;
 		this.registry = registry;
 		this.nanoClock = nanoClock;
 	}
@@ -98,7 +94,7 @@ final class HandleRenewal {
 		long start = nanoClock.getAsLong();
 		try {
 			if (calls.renew(handle.timeout())) {
-				localLease.countFrom(start, handle.timeout());
+				handle.countLeaseFrom(start, handle.timeout());
 				registry.renewed(handle);
 			}
 			else {
@@ -106,7 +102,7 @@ final class HandleRenewal {
 			}
 		}
 		catch (RuntimeException ex) {
-			if (localLease.runsOutWithin(interval)) {
+			if (handle.leaseRunsOutWithin(interval)) {
 				handle.markLost(ex);
 			}
 			else {

@@ -19,11 +19,14 @@ import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
 
 /**
  * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
- * released, lost; only held moves, and only once. The lease's local count is a {@link LocalLease}, the watchdog's
- * renewal a {@link HandleRenewal}; its calls to the store (the minimum hold included) go through
+ * released, lost; only held moves, and only once. The handle counts its lease itself, on the local monotonic clock,
+ * from before the call that took, extended or renewed the lock was sent, so it runs out no later than the store's
+ * lease; a lock without expiry has no lease until an extend gives it one. The watchdog's renewal is a
+ * {@link HandleRenewal}; its calls to the store (the minimum hold included) go through
  * {@link LeaseCalls}. The news of a loss goes out from here, once: the log (a warning), the registry and its listeners,
  * and the callbacks registered on the handle; one callback's exception reaches neither the others nor the code that
  * found the loss.
@@ -64,7 +67,11 @@ public final class LeaseHandle implements LockHandle {
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
-	private final LocalLease localLease;
+	/** The end of the local lease, on the nano clock. */
+	private volatile long expiresAtNanos;
+
+	/** False for a lock without expiry until an extend gives it a lease. */
+	private volatile boolean expires;
 
 	private final LeaseCalls calls;
 
@@ -96,9 +103,10 @@ public final class LeaseHandle implements LockHandle {
 		this.timeout = timeout;
 		this.registry = registry;
 		this.nanoClock = nanoClock;
-		this.localLease = new LocalLease(nanoClock, requestedNanos, timeout, expires);
+		this.expiresAtNanos = requestedNanos + timeout.toNanos();
+		this.expires = expires;
 		this.calls = new LeaseCalls(key, lease, holdAtLeast, store);
-		this.renewal = new HandleRenewal(this, calls, localLease, registry, nanoClock);
+		this.renewal = new HandleRenewal(this, calls, registry, nanoClock);
 	}
 
 	@Override
@@ -150,12 +158,18 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public Duration remaining() {
-		return state.get() == State.HELD ? localLease.remaining() : Duration.ZERO;
+		if (state.get() != State.HELD) {
+			return Duration.ZERO;
+		}
+		if (!expires) {
+			return LockInfo.NO_EXPIRY;
+		}
+		return Duration.ofNanos(Math.max(0, expiresAtNanos - nanoClock.getAsLong()));
 	}
 
 	@Override
 	public boolean isHeld() {
-		return state.get() == State.HELD && localLease.live();
+		return state.get() == State.HELD && (!expires || nanoClock.getAsLong() - expiresAtNanos < 0);
 	}
 
 	@Override
@@ -173,7 +187,7 @@ public final class LeaseHandle implements LockHandle {
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': the handle was " + describeState(),
 					null);
 		}
-		if (!localLease.expires()) {
+		if (!expires) {
 			// A lease here would make a lock asked for without expiry expire: a choice to make by name, not by extend.
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': it was taken without expiry "
 					+ "(noExpiry), and a lease of " + newLease + " would make it expire; give it one explicitly with "
@@ -185,7 +199,7 @@ public final class LeaseHandle implements LockHandle {
 			throw new LockExtendException(key(),
 					"Cannot extend lock '" + key() + "': it is no longer held under this owner token", null);
 		}
-		localLease.countFrom(start, newLease);
+		countLeaseFrom(start, newLease);
 	}
 
 	/**
@@ -204,7 +218,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void renewedById(long startNanos, Duration ttl) {
 		if (state.get() == State.HELD) {
-			localLease.countFrom(startNanos, ttl);
+			countLeaseFrom(startNanos, ttl);
 		}
 	}
 
@@ -257,6 +271,20 @@ public final class LeaseHandle implements LockHandle {
 		if (lostSent) {
 			callback.run();
 		}
+	}
+
+	/**
+	 * Counts a lease of {@code lease} from {@code startNanos}: the store took an extend or a renewal sent then. A lock
+	 * without expiry has a lease from now on, as in the store.
+	 */
+	void countLeaseFrom(long startNanos, Duration lease) {
+		expiresAtNanos = startNanos + lease.toNanos();
+		expires = true;
+	}
+
+	/** Whether the local lease runs out within {@code interval} from now. */
+	boolean leaseRunsOutWithin(Duration interval) {
+		return expiresAtNanos - nanoClock.getAsLong() <= interval.toNanos();
 	}
 
 	/** The handle's renewal, driven by the {@link Watchdog}. */
