@@ -20,8 +20,6 @@ final class HandleRenewal {
 
 	private final LeaseHandle handle;
 
-	private final LeaseCalls calls;
-
 	private final HandleRegistry registry;
 
 	private final LongSupplier nanoClock;
@@ -31,9 +29,8 @@ final class HandleRenewal {
 	/** Whether a renewal is running now. */
 	private final AtomicBoolean renewing = new AtomicBoolean();
 
-	HandleRenewal(LeaseHandle handle, LeaseCalls calls, HandleRegistry registry, LongSupplier nanoClock) {
+	HandleRenewal(LeaseHandle handle, HandleRegistry registry, LongSupplier nanoClock) {
 		this.handle = handle;
-		this.calls = calls;
 		this.registry = registry;
 		this.nanoClock = nanoClock;
 	}
@@ -67,7 +64,7 @@ final class HandleRenewal {
 			return;
 		}
 		try {
-			if (!calls.check()) {
+			if (!handle.isHeldInStore()) {
 				handle.markLost(null);
 			}
 		}
@@ -93,7 +90,7 @@ final class HandleRenewal {
 		}
 		long start = nanoClock.getAsLong();
 		try {
-			if (calls.renew(handle.timeout())) {
+			if (handle.renewInStore(handle.timeout())) {
 				handle.countLeaseFrom(start, handle.timeout());
 				registry.renewed(handle);
 			}

@@ -18,6 +18,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 
@@ -26,8 +27,10 @@ import dev.distlock.core.spi.LockInfo;
  * released, lost; only held moves, and only once. The handle counts its lease itself, on the local monotonic clock,
  * from before the call that took, extended or renewed the lock was sent, so it runs out no later than the store's
  * lease; a lock without expiry has no lease until an extend gives it one. The watchdog's renewal is a
- * {@link HandleRenewal}; its calls to the store (the minimum hold included) go through
- * {@link LeaseCalls}. The news of a loss goes out from here, once: the log (a warning), the registry and its listeners,
+ * {@link HandleRenewal}. Its calls on the provider lease (extend, the watchdog's renewal and holder check, release)
+ * are each named for {@link StoreCalls}; a release reaches the store even when the caller was interrupted in the
+ * body, and before the minimum hold has passed it shortens the lease to the rest of the hold instead of releasing. The
+ * news of a loss goes out from here, once: the log (a warning), the registry and its listeners,
  * and the callbacks registered on the handle; one callback's exception reaches neither the others nor the code that
  * found the loss.
  */
@@ -73,7 +76,9 @@ public final class LeaseHandle implements LockHandle {
 	/** False for a lock without expiry until an extend gives it a lease. */
 	private volatile boolean expires;
 
-	private final LeaseCalls calls;
+	private final @Nullable Duration holdAtLeast;
+
+	private final StoreCalls store;
 
 	private final HandleRenewal renewal;
 
@@ -105,8 +110,9 @@ public final class LeaseHandle implements LockHandle {
 		this.nanoClock = nanoClock;
 		this.expiresAtNanos = requestedNanos + timeout.toNanos();
 		this.expires = expires;
-		this.calls = new LeaseCalls(key, lease, holdAtLeast, store);
-		this.renewal = new HandleRenewal(this, calls, registry, nanoClock);
+		this.holdAtLeast = holdAtLeast;
+		this.store = store;
+		this.renewal = new HandleRenewal(this, registry, nanoClock);
 	}
 
 	@Override
@@ -194,7 +200,14 @@ public final class LeaseHandle implements LockHandle {
 					+ "LockTemplate.renew(lockId, ttl), or release it", null);
 		}
 		long start = nanoClock.getAsLong();
-		if (!calls.extend(newLease)) {
+		boolean extended;
+		try {
+			extended = store.call(key, "extend", () -> lease.extend(newLease));
+		}
+		catch (LockStoreException ex) {
+			throw new LockExtendException(key, ex.getMessage(), ex);
+		}
+		if (!extended) {
 			markLost(null);
 			throw new LockExtendException(key(),
 					"Cannot extend lock '" + key() + "': it is no longer held under this owner token", null);
@@ -232,7 +245,7 @@ public final class LeaseHandle implements LockHandle {
 		long heldNanos = nanoClock.getAsLong() - acquiredNanos;
 		boolean released;
 		try {
-			released = calls.release(heldNanos);
+			released = releaseInStore(heldNanos);
 		}
 		catch (LockStoreException ex) {
 			// The store could not be asked: the lock may still be held there, so the handle stays held (until its
@@ -285,6 +298,58 @@ public final class LeaseHandle implements LockHandle {
 	/** Whether the local lease runs out within {@code interval} from now. */
 	boolean leaseRunsOutWithin(Duration interval) {
 		return expiresAtNanos - nanoClock.getAsLong() <= interval.toNanos();
+	}
+
+	/**
+	 * Extends the lease to {@code fullLease} from now, for the watchdog.
+	 * @return false when the store no longer holds the lock under this owner token
+	 * @throws LockStoreException when the store could not be asked
+	 */
+	boolean renewInStore(Duration fullLease) {
+		return store.call(key, "renew", () -> lease.extend(fullLease));
+	}
+
+	/**
+	 * Asks the store whether the lock is still held under this owner token, for a lock without expiry.
+	 * @return false when the store no longer holds the lock under this owner token
+	 * @throws LockStoreException when the store could not be asked
+	 * @throws UnsupportedOperationException when the provider cannot be asked
+	 */
+	boolean isHeldInStore() {
+		return store.call(key, "check ownership of", lease::isHeld);
+	}
+
+	/**
+	 * Releases the lock in the store, or shortens its lease to the rest of the minimum hold. It runs once more,
+	 * uninterrupted, when another thread interrupts it midway.
+	 * @param heldNanos how long the handle has held the lock
+	 * @return false when the store no longer holds the lock under this owner token
+	 * @throws LockStoreException when the store could not be asked
+	 */
+	private boolean releaseInStore(long heldNanos) {
+		// Cleanup must reach the store even when the caller was interrupted in the body.
+		return Interrupts.uninterruptibly(() -> store.call(key, "release", () -> {
+			try {
+				return releaseOnce(heldNanos);
+			}
+			catch (RuntimeException ex) {
+				if (!Thread.interrupted()) {
+					throw ex;
+				}
+				// Interrupted by another thread during the call: release is idempotent per token, so run it again
+				// uninterrupted (the flag is set again afterwards).
+				Thread.currentThread().interrupt();
+				return Interrupts.uninterruptibly(() -> releaseOnce(heldNanos));
+			}
+		}));
+	}
+
+	private boolean releaseOnce(long heldNanos) {
+		if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
+			// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
+			return lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
+		}
+		return lease.release();
 	}
 
 	/** The handle's renewal, driven by the {@link Watchdog}. */
