@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
@@ -26,8 +28,9 @@ import dev.distlock.core.spi.LockInfo;
  * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
  * released, lost; only held moves, and only once. The handle counts its lease itself, on the local monotonic clock,
  * from before the call that took, extended or renewed the lock was sent, so it runs out no later than the store's
- * lease; a lock without expiry has no lease until an extend gives it one. The watchdog's renewal is a
- * {@link HandleRenewal}. Its calls on the provider lease (extend, the watchdog's renewal and holder check, release)
+ * lease; a lock without expiry has no lease until an extend gives it one. The {@link Watchdog} ticks, and
+ * each tick renews the handle here (or, for a lock without expiry, checks that the store still holds it); at most one
+ * renewal runs at a time, so a renewal stuck in the store is not stacked with more. Its calls on the provider lease (extend, the watchdog's renewal and holder check, release)
  * are each named for {@link StoreCalls}; a release reaches the store even when the caller was interrupted in the
  * body, and before the minimum hold has passed it shortens the lease to the rest of the hold instead of releasing. The
  * news of a loss goes out from here, once: the log (a warning), the registry and its listeners,
@@ -80,7 +83,11 @@ public final class LeaseHandle implements LockHandle {
 
 	private final StoreCalls store;
 
-	private final HandleRenewal renewal;
+	/** The watchdog's scheduled ticks, cancelled when the handle is released or lost. */
+	private volatile @Nullable ScheduledFuture<?> ticks;
+
+	/** Whether a renewal is running now. */
+	private final AtomicBoolean renewing = new AtomicBoolean();
 
 	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
 
@@ -112,7 +119,6 @@ public final class LeaseHandle implements LockHandle {
 		this.expires = expires;
 		this.holdAtLeast = holdAtLeast;
 		this.store = store;
-		this.renewal = new HandleRenewal(this, registry, nanoClock);
 	}
 
 	@Override
@@ -221,7 +227,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void releasedById() {
 		if (state.compareAndSet(State.HELD, State.RELEASED)) {
-			renewal.cancel();
+			cancelRenewal();
 			registry.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
 		}
 	}
@@ -241,7 +247,7 @@ public final class LeaseHandle implements LockHandle {
 			throw new LockReleaseException(key, "Cannot release lock '" + key + "': the handle was "
 					+ describeState(), null);
 		}
-		renewal.cancel();
+		cancelRenewal();
 		long heldNanos = nanoClock.getAsLong() - acquiredNanos;
 		boolean released;
 		try {
@@ -290,13 +296,13 @@ public final class LeaseHandle implements LockHandle {
 	 * Counts a lease of {@code lease} from {@code startNanos}: the store took an extend or a renewal sent then. A lock
 	 * without expiry has a lease from now on, as in the store.
 	 */
-	void countLeaseFrom(long startNanos, Duration lease) {
+	private void countLeaseFrom(long startNanos, Duration lease) {
 		expiresAtNanos = startNanos + lease.toNanos();
 		expires = true;
 	}
 
 	/** Whether the local lease runs out within {@code interval} from now. */
-	boolean leaseRunsOutWithin(Duration interval) {
+	private boolean leaseRunsOutWithin(Duration interval) {
 		return expiresAtNanos - nanoClock.getAsLong() <= interval.toNanos();
 	}
 
@@ -305,7 +311,7 @@ public final class LeaseHandle implements LockHandle {
 	 * @return false when the store no longer holds the lock under this owner token
 	 * @throws LockStoreException when the store could not be asked
 	 */
-	boolean renewInStore(Duration fullLease) {
+	private boolean renewInStore(Duration fullLease) {
 		return store.call(key, "renew", () -> lease.extend(fullLease));
 	}
 
@@ -315,7 +321,7 @@ public final class LeaseHandle implements LockHandle {
 	 * @throws LockStoreException when the store could not be asked
 	 * @throws UnsupportedOperationException when the provider cannot be asked
 	 */
-	boolean isHeldInStore() {
+	private boolean isHeldInStore() {
 		return store.call(key, "check ownership of", lease::isHeld);
 	}
 
@@ -352,13 +358,84 @@ public final class LeaseHandle implements LockHandle {
 		return lease.release();
 	}
 
-	/** The handle's renewal, driven by the {@link Watchdog}. */
-	HandleRenewal renewal() {
-		return renewal;
+	/**
+	 * Keeps the watchdog's scheduled ticks, to cancel them on release or loss; cancels them at once when the handle
+	 * was released or lost already.
+	 */
+	void attachRenewal(ScheduledFuture<?> future) {
+		this.ticks = future;
+		if (releasedOrLost()) {
+			future.cancel(false);
+		}
+	}
+
+	/** Stops the watchdog's ticks, if any were attached. */
+	void cancelRenewal() {
+		ScheduledFuture<?> future = ticks;
+		if (future != null) {
+			future.cancel(false);
+		}
+	}
+
+	/**
+	 * One check of a lock without expiry: the store says whether this token still holds it, without giving it a
+	 * lease. A "no" means lost (released by lock ID or by force, maybe taken by someone else); a store error is
+	 * retried on the next check, as there is no lease that could run out meanwhile.
+	 */
+	void checkHolder() {
+		if (releasedOrLost() || !renewing.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			if (!isHeldInStore()) {
+				markLost(null);
+			}
+		}
+		catch (UnsupportedOperationException ex) {
+			logger.debug("Lock provider cannot check lock '" + key + "'; its loss shows only at release", ex);
+			cancelRenewal();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Ownership check of lock '" + key + "' failed; retrying on the next check", ex);
+		}
+		finally {
+			renewing.set(false);
+		}
+	}
+
+	/**
+	 * One watchdog tick: extend to the full lease. A refused extend means lost. A store error is retried on the next
+	 * tick while the local lease still covers it, and means lost once it would not.
+	 */
+	void renewOnce(Duration interval) {
+		if (releasedOrLost() || !renewing.compareAndSet(false, true)) {
+			return;
+		}
+		long start = nanoClock.getAsLong();
+		try {
+			if (renewInStore(timeout)) {
+				countLeaseFrom(start, timeout);
+				registry.renewed(this);
+			}
+			else {
+				markLost(null);
+			}
+		}
+		catch (RuntimeException ex) {
+			if (leaseRunsOutWithin(interval)) {
+				markLost(ex);
+			}
+			else {
+				logger.debug("Renewal of lock '" + key + "' failed; retrying on the next tick", ex);
+			}
+		}
+		finally {
+			renewing.set(false);
+		}
 	}
 
 	/** Whether the handle left the held state: renewal stops. */
-	boolean releasedOrLost() {
+	private boolean releasedOrLost() {
 		return state.get() != State.HELD;
 	}
 
@@ -368,7 +445,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void markLost(@Nullable Throwable cause) {
 		if (state.compareAndSet(State.HELD, State.LOST)) {
-			renewal.cancel();
+			cancelRenewal();
 			sendLost(new LockLostException(key(), "Lock '" + key() + "' was lost: "
 					+ (cause != null ? "renewal failed: " + cause.getMessage() : "another owner or no lock in the store"),
 					cause));
