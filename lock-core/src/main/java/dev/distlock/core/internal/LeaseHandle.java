@@ -25,17 +25,22 @@ import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 
 /**
- * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
- * released, lost; only held moves, and only once. The handle counts its lease itself, on the local monotonic clock,
- * from before the call that took, extended or renewed the lock was sent, so it runs out no later than the store's
- * lease; a lock without expiry has no lease until an extend gives it one. The {@link Watchdog} ticks, and
- * each tick renews the handle here (or, for a lock without expiry, checks that the store still holds it); at most one
- * renewal runs at a time, so a renewal stuck in the store is not stacked with more. Its calls on the provider lease (extend, the watchdog's renewal and holder check, release)
- * are each named for {@link StoreCalls}; a release reaches the store even when the caller was interrupted in the
- * body, and before the minimum hold has passed it shortens the lease to the rest of the hold instead of releasing. The
- * news of a loss goes out from here, once: the log (a warning), the registry and its listeners,
+ * A held lock: the {@link LockHandle} a template hands out, a provider {@link Lease} plus local state.
+ * <ul>
+ * <li>Three states: held, released, lost; only held moves, and only once.</li>
+ * <li>The handle counts its lease itself, on the local monotonic clock, from before the call that took, extended or
+ * renewed the lock was sent, so it runs out no later than the store's lease; a lock without expiry has no lease until
+ * an extend gives it one.</li>
+ * <li>The {@link Watchdog} ticks, and each tick renews the handle here (or, for a lock without expiry, checks that
+ * the store still holds it); at most one renewal runs at a time, so a renewal stuck in the store is not stacked with
+ * more.</li>
+ * <li>Its calls on the provider lease (extend, renewal, holder check, release) are each named for
+ * {@link StoreCalls}; a release reaches the store even when the caller was interrupted in the body, and before the
+ * minimum hold has passed it shortens the lease to the rest of the hold instead of releasing.</li>
+ * <li>The news of a loss goes out from here, once: the log (a warning), the {@link HandleRegistry} and its listeners,
  * and the callbacks registered on the handle; one callback's exception reaches neither the others nor the code that
- * found the loss.
+ * found the loss.</li>
+ * </ul>
  */
 public final class LeaseHandle implements LockHandle {
 
