@@ -22,9 +22,10 @@ import dev.distlock.core.spi.LockRequest;
 
 /**
  * The handles one template has handed out and not yet seen released or lost, with the watchdog that renews them and
- * the listeners that hear about them.
+ * the listeners that hear about them. Each {@link LeaseHandle} reports back here: released, release failed, renewed,
+ * lost.
  */
-public final class HandleRegistry implements HandleEvents, AutoCloseable {
+public final class HandleRegistry implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(HandleRegistry.class);
 
@@ -155,27 +156,27 @@ public final class HandleRegistry implements HandleEvents, AutoCloseable {
 		watchdog.close();
 	}
 
-	@Override
-	public void released(LeaseHandle handle, Duration heldFor) {
+	/** A handle was released normally. */
+	void released(LeaseHandle handle, Duration heldFor) {
 		held.remove(handle);
 		listeners.onReleased(handle, heldFor);
 	}
 
-	@Override
-	public void releaseFailed(LeaseHandle handle, DistributedLockException error) {
+	/** A handle's release failed. */
+	void releaseFailed(LeaseHandle handle, DistributedLockException error) {
 		if (!handle.isHeld()) { // a release the store could not take leaves the handle held, to be retried
 			held.remove(handle);
 		}
 		listeners.onReleaseFailed(handle, error);
 	}
 
-	@Override
-	public void renewed(LeaseHandle handle) {
+	/** The watchdog renewed a handle's lease. */
+	void renewed(LeaseHandle handle) {
 		listeners.onRenewed(handle);
 	}
 
-	@Override
-	public void lost(LeaseHandle handle, LockLostException cause) {
+	/** A handle's lock was found lost. */
+	void lost(LeaseHandle handle, LockLostException cause) {
 		held.remove(handle);
 		listeners.onLost(handle, cause);
 	}

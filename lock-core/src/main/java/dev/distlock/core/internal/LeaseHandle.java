@@ -2,9 +2,15 @@ package dev.distlock.core.internal;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockOptions;
@@ -14,15 +20,31 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
 
 /**
- * The {@link LockHandle} a template hands out: a provider {@link Lease} plus local state. Three states: held,
- * released, lost; only held moves, and only once. The lease's local count is a {@link LocalLease}, the watchdog's
- * renewal a {@link HandleRenewal}, and the news of a loss goes out through a {@link LostSignal}; its calls to the
- * store (the minimum hold included) go through {@link LeaseCalls}.
+ * A held lock: the {@link LockHandle} a template hands out, a provider {@link Lease} plus local state.
+ * <ul>
+ * <li>Three states: held, released, lost; only held moves, and only once.</li>
+ * <li>The handle counts its lease itself, on the local monotonic clock, from before the call that took, extended or
+ * renewed the lock was sent, so it runs out no later than the store's lease; a lock without expiry has no lease until
+ * an extend gives it one.</li>
+ * <li>The {@link Watchdog} ticks, and each tick renews the handle here (or, for a lock without expiry, checks that
+ * the store still holds it); at most one renewal runs at a time, so a renewal stuck in the store is not stacked with
+ * more.</li>
+ * <li>Its calls on the provider lease (extend, renewal, holder check, release) are each named for
+ * {@link StoreCalls}; a release reaches the store even when the caller was interrupted in the body, and before the
+ * minimum hold has passed it shortens the lease to the rest of the hold instead of releasing.</li>
+ * <li>The news of a loss goes out from here, once: the log (a warning), the {@link HandleRegistry} and its listeners,
+ * and the callbacks registered on the handle; one callback's exception reaches neither the others nor the code that
+ * found the loss.</li>
+ * </ul>
  */
 public final class LeaseHandle implements LockHandle {
+
+	private static final Log logger = LogFactory.getLog(LeaseHandle.class);
 
 	private enum State {
 
@@ -50,19 +72,32 @@ public final class LeaseHandle implements LockHandle {
 
 	private final Duration timeout;
 
-	private final HandleEvents events;
+	private final HandleRegistry registry;
 
 	private final LongSupplier nanoClock;
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
-	private final LocalLease localLease;
+	/** The end of the local lease, on the nano clock. */
+	private volatile long expiresAtNanos;
 
-	private final LeaseCalls calls;
+	/** False for a lock without expiry until an extend gives it a lease. */
+	private volatile boolean expires;
 
-	private final HandleRenewal renewal;
+	private final @Nullable Duration holdAtLeast;
 
-	private final LostSignal lostSignal;
+	private final StoreCalls store;
+
+	/** The watchdog's scheduled ticks, cancelled when the handle is released or lost. */
+	private volatile @Nullable ScheduledFuture<?> ticks;
+
+	/** Whether a renewal is running now. */
+	private final AtomicBoolean renewing = new AtomicBoolean();
+
+	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
+
+	/** Set before the lost callbacks run, so one added from then on runs at once. */
+	private volatile boolean lostSent;
 
 	/**
 	 * Wraps a granted lease.
@@ -71,7 +106,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	public LeaseHandle(String key, String token, Lease lease, LockMode mode, @Nullable String name,
 			@Nullable String groupId, Duration waited, Duration timeout, boolean expires,
-			@Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store, HandleEvents events,
+			@Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store, HandleRegistry registry,
 			LongSupplier nanoClock) {
 		this.key = key;
 		this.token = token;
@@ -83,12 +118,12 @@ public final class LeaseHandle implements LockHandle {
 		this.acquiredNanos = requestedNanos;
 		this.waited = waited;
 		this.timeout = timeout;
-		this.events = events;
+		this.registry = registry;
 		this.nanoClock = nanoClock;
-		this.localLease = new LocalLease(nanoClock, requestedNanos, timeout, expires);
-		this.calls = new LeaseCalls(key, lease, holdAtLeast, store);
-		this.renewal = new HandleRenewal(this, calls, localLease, events, nanoClock);
-		this.lostSignal = new LostSignal(this, events);
+		this.expiresAtNanos = requestedNanos + timeout.toNanos();
+		this.expires = expires;
+		this.holdAtLeast = holdAtLeast;
+		this.store = store;
 	}
 
 	@Override
@@ -140,12 +175,18 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public Duration remaining() {
-		return state.get() == State.HELD ? localLease.remaining() : Duration.ZERO;
+		if (state.get() != State.HELD) {
+			return Duration.ZERO;
+		}
+		if (!expires) {
+			return LockInfo.NO_EXPIRY;
+		}
+		return Duration.ofNanos(Math.max(0, expiresAtNanos - nanoClock.getAsLong()));
 	}
 
 	@Override
 	public boolean isHeld() {
-		return state.get() == State.HELD && localLease.live();
+		return state.get() == State.HELD && (!expires || nanoClock.getAsLong() - expiresAtNanos < 0);
 	}
 
 	@Override
@@ -163,19 +204,26 @@ public final class LeaseHandle implements LockHandle {
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': the handle was " + describeState(),
 					null);
 		}
-		if (!localLease.expires()) {
+		if (!expires) {
 			// A lease here would make a lock asked for without expiry expire: a choice to make by name, not by extend.
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': it was taken without expiry "
 					+ "(noExpiry), and a lease of " + newLease + " would make it expire; give it one explicitly with "
 					+ "LockTemplate.renew(lockId, ttl), or release it", null);
 		}
 		long start = nanoClock.getAsLong();
-		if (!calls.extend(newLease)) {
+		boolean extended;
+		try {
+			extended = store.call(key, "extend", () -> lease.extend(newLease));
+		}
+		catch (LockStoreException ex) {
+			throw new LockExtendException(key, ex.getMessage(), ex);
+		}
+		if (!extended) {
 			markLost(null);
 			throw new LockExtendException(key(),
 					"Cannot extend lock '" + key() + "': it is no longer held under this owner token", null);
 		}
-		localLease.countFrom(start, newLease);
+		countLeaseFrom(start, newLease);
 	}
 
 	/**
@@ -184,8 +232,8 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void releasedById() {
 		if (state.compareAndSet(State.HELD, State.RELEASED)) {
-			renewal.cancel();
-			events.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
+			cancelRenewal();
+			registry.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
 		}
 	}
 
@@ -194,7 +242,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void renewedById(long startNanos, Duration ttl) {
 		if (state.get() == State.HELD) {
-			localLease.countFrom(startNanos, ttl);
+			countLeaseFrom(startNanos, ttl);
 		}
 	}
 
@@ -204,31 +252,31 @@ public final class LeaseHandle implements LockHandle {
 			throw new LockReleaseException(key, "Cannot release lock '" + key + "': the handle was "
 					+ describeState(), null);
 		}
-		renewal.cancel();
+		cancelRenewal();
 		long heldNanos = nanoClock.getAsLong() - acquiredNanos;
 		boolean released;
 		try {
-			released = calls.release(heldNanos);
+			released = releaseInStore(heldNanos);
 		}
 		catch (LockStoreException ex) {
 			// The store could not be asked: the lock may still be held there, so the handle stays held (until its
 			// lease runs out) and a later release can try again.
 			state.compareAndSet(State.RELEASED, State.HELD);
 			LockReleaseException error = new LockReleaseException(key, ex.getMessage(), ex);
-			events.releaseFailed(this, error);
+			registry.releaseFailed(this, error);
 			throw error;
 		}
 		if (!released) {
 			state.set(State.LOST);
 			LockLostException lost = new LockLostException(key,
 					"Lock '" + key + "' was no longer held under this owner token at release", null);
-			lostSignal.send(lost);
+			sendLost(lost);
 			LockReleaseException error = new LockReleaseException(key, "Cannot release lock '" + key
 					+ "': it is no longer held under this owner token", null);
-			events.releaseFailed(this, error);
+			registry.releaseFailed(this, error);
 			throw error;
 		}
-		events.released(this, Duration.ofNanos(heldNanos));
+		registry.released(this, Duration.ofNanos(heldNanos));
 	}
 
 	@Override
@@ -238,18 +286,161 @@ public final class LeaseHandle implements LockHandle {
 		}
 	}
 
+	/**
+	 * Adds a callback, run when the loss is found, or at once (on the caller's thread) if it was found already.
+	 */
 	@Override
 	public void onLost(Runnable callback) {
-		lostSignal.add(callback);
+		lostCallbacks.add(callback);
+		if (lostSent) {
+			callback.run();
+		}
 	}
 
-	/** The handle's renewal, driven by the {@link Watchdog}. */
-	HandleRenewal renewal() {
-		return renewal;
+	/**
+	 * Counts a lease of {@code lease} from {@code startNanos}: the store took an extend or a renewal sent then. A lock
+	 * without expiry has a lease from now on, as in the store.
+	 */
+	private void countLeaseFrom(long startNanos, Duration lease) {
+		expiresAtNanos = startNanos + lease.toNanos();
+		expires = true;
+	}
+
+	/** Whether the local lease runs out within {@code interval} from now. */
+	private boolean leaseRunsOutWithin(Duration interval) {
+		return expiresAtNanos - nanoClock.getAsLong() <= interval.toNanos();
+	}
+
+	/**
+	 * Extends the lease to {@code fullLease} from now, for the watchdog.
+	 * @return false when the store no longer holds the lock under this owner token
+	 * @throws LockStoreException when the store could not be asked
+	 */
+	private boolean renewInStore(Duration fullLease) {
+		return store.call(key, "renew", () -> lease.extend(fullLease));
+	}
+
+	/**
+	 * Asks the store whether the lock is still held under this owner token, for a lock without expiry.
+	 * @return false when the store no longer holds the lock under this owner token
+	 * @throws LockStoreException when the store could not be asked
+	 * @throws UnsupportedOperationException when the provider cannot be asked
+	 */
+	private boolean isHeldInStore() {
+		return store.call(key, "check ownership of", lease::isHeld);
+	}
+
+	/**
+	 * Releases the lock in the store, or shortens its lease to the rest of the minimum hold. It runs once more,
+	 * uninterrupted, when another thread interrupts it midway.
+	 * @param heldNanos how long the handle has held the lock
+	 * @return false when the store no longer holds the lock under this owner token
+	 * @throws LockStoreException when the store could not be asked
+	 */
+	private boolean releaseInStore(long heldNanos) {
+		// Cleanup must reach the store even when the caller was interrupted in the body.
+		return Interrupts.uninterruptibly(() -> store.call(key, "release", () -> {
+			try {
+				return releaseOnce(heldNanos);
+			}
+			catch (RuntimeException ex) {
+				if (!Thread.interrupted()) {
+					throw ex;
+				}
+				// Interrupted by another thread during the call: release is idempotent per token, so run it again
+				// uninterrupted (the flag is set again afterwards).
+				Thread.currentThread().interrupt();
+				return Interrupts.uninterruptibly(() -> releaseOnce(heldNanos));
+			}
+		}));
+	}
+
+	private boolean releaseOnce(long heldNanos) {
+		if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
+			// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
+			return lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
+		}
+		return lease.release();
+	}
+
+	/**
+	 * Keeps the watchdog's scheduled ticks, to cancel them on release or loss; cancels them at once when the handle
+	 * was released or lost already.
+	 */
+	void attachRenewal(ScheduledFuture<?> future) {
+		this.ticks = future;
+		if (releasedOrLost()) {
+			future.cancel(false);
+		}
+	}
+
+	/** Stops the watchdog's ticks, if any were attached. */
+	void cancelRenewal() {
+		ScheduledFuture<?> future = ticks;
+		if (future != null) {
+			future.cancel(false);
+		}
+	}
+
+	/**
+	 * One check of a lock without expiry: the store says whether this token still holds it, without giving it a
+	 * lease. A "no" means lost (released by lock ID or by force, maybe taken by someone else); a store error is
+	 * retried on the next check, as there is no lease that could run out meanwhile.
+	 */
+	void checkHolder() {
+		if (releasedOrLost() || !renewing.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			if (!isHeldInStore()) {
+				markLost(null);
+			}
+		}
+		catch (UnsupportedOperationException ex) {
+			logger.debug("Lock provider cannot check lock '" + key + "'; its loss shows only at release", ex);
+			cancelRenewal();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Ownership check of lock '" + key + "' failed; retrying on the next check", ex);
+		}
+		finally {
+			renewing.set(false);
+		}
+	}
+
+	/**
+	 * One watchdog tick: extend to the full lease. A refused extend means lost. A store error is retried on the next
+	 * tick while the local lease still covers it, and means lost once it would not.
+	 */
+	void renewOnce(Duration interval) {
+		if (releasedOrLost() || !renewing.compareAndSet(false, true)) {
+			return;
+		}
+		long start = nanoClock.getAsLong();
+		try {
+			if (renewInStore(timeout)) {
+				countLeaseFrom(start, timeout);
+				registry.renewed(this);
+			}
+			else {
+				markLost(null);
+			}
+		}
+		catch (RuntimeException ex) {
+			if (leaseRunsOutWithin(interval)) {
+				markLost(ex);
+			}
+			else {
+				logger.debug("Renewal of lock '" + key + "' failed; retrying on the next tick", ex);
+			}
+		}
+		finally {
+			renewing.set(false);
+		}
 	}
 
 	/** Whether the handle left the held state: renewal stops. */
-	boolean releasedOrLost() {
+	private boolean releasedOrLost() {
 		return state.get() != State.HELD;
 	}
 
@@ -259,10 +450,27 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	void markLost(@Nullable Throwable cause) {
 		if (state.compareAndSet(State.HELD, State.LOST)) {
-			renewal.cancel();
-			lostSignal.send(new LockLostException(key(), "Lock '" + key() + "' was lost: "
+			cancelRenewal();
+			sendLost(new LockLostException(key(), "Lock '" + key() + "' was lost: "
 					+ (cause != null ? "renewal failed: " + cause.getMessage() : "another owner or no lock in the store"),
 					cause));
+		}
+	}
+
+	/**
+	 * Reports the loss: called once, when the handle moves to lost.
+	 */
+	private void sendLost(LockLostException cause) {
+		lostSent = true;
+		logger.warn("Lock '" + key() + "' was lost (fencing token " + fencingToken() + ")");
+		registry.lost(this, cause);
+		for (Runnable callback : lostCallbacks) {
+			try {
+				callback.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock-lost callback for '" + key() + "' failed", ex);
+			}
 		}
 	}
 

@@ -69,7 +69,7 @@ public final class Watchdog implements AutoCloseable {
 	public void watch(LeaseHandle handle) {
 		Duration interval = renewInterval(handle.timeout());
 		long nanos = interval.toNanos();
-		handle.renewal().attach(scheduler().scheduleWithFixedDelay(() -> renewLater(handle, interval),
+		handle.attachRenewal(scheduler().scheduleWithFixedDelay(() -> renewLater(handle, interval),
 				nanos, nanos, TimeUnit.NANOSECONDS));
 	}
 
@@ -79,19 +79,19 @@ public final class Watchdog implements AutoCloseable {
 	 */
 	public void check(LeaseHandle handle, Duration interval) {
 		long nanos = interval.toNanos();
-		handle.renewal().attach(scheduler().scheduleWithFixedDelay(() -> checkLater(handle), nanos, nanos,
+		handle.attachRenewal(scheduler().scheduleWithFixedDelay(() -> checkLater(handle), nanos, nanos,
 				TimeUnit.NANOSECONDS));
 	}
 
 	private void checkLater(LeaseHandle handle) {
 		if (closed) {
-			handle.renewal().cancel();
+			handle.cancelRenewal();
 			return;
 		}
 		try {
 			renewals.execute(() -> {
 				if (!closed) {
-					handle.renewal().check();
+					handle.checkHolder();
 				}
 			});
 		}
@@ -102,13 +102,13 @@ public final class Watchdog implements AutoCloseable {
 
 	private void renewLater(LeaseHandle handle, Duration interval) {
 		if (closed) {
-			handle.renewal().cancel();
+			handle.cancelRenewal();
 			return;
 		}
 		try {
 			renewals.execute(() -> {
 				if (!closed) {
-					handle.renewal().tick(interval);
+					handle.renewOnce(interval);
 				}
 			});
 		}
