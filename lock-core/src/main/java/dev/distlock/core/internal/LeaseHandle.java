@@ -44,6 +44,10 @@ import dev.distlock.core.spi.LockInfo;
  */
 public final class LeaseHandle implements LockHandle {
 
+	/** How many times a release cut short by another thread's interrupt is run, in all. */
+	static final int RELEASE_ATTEMPTS = 3;
+
+
 	private static final Log logger = LogFactory.getLog(LeaseHandle.class);
 
 	private enum State {
@@ -340,17 +344,29 @@ public final class LeaseHandle implements LockHandle {
 	private boolean releaseInStore(long heldNanos) {
 		// Cleanup must reach the store even when the caller was interrupted in the body.
 		return Interrupts.uninterruptibly(() -> store.call(key, "release", () -> {
+			boolean interruptedMeanwhile = false;
 			try {
-				return releaseOnce(heldNanos);
-			}
-			catch (RuntimeException ex) {
-				if (!Thread.interrupted()) {
-					throw ex;
+				for (int attempt = 1;; attempt++) {
+					try {
+						return releaseOnce(heldNanos);
+					}
+					catch (RuntimeException ex) {
+						if (!Thread.interrupted()) {
+							throw ex;
+						}
+						// Interrupted by another thread during the call (a storm of interrupts may do it again): release
+						// is idempotent per token, so run it again uninterrupted, a bounded number of times.
+						interruptedMeanwhile = true;
+						if (attempt == RELEASE_ATTEMPTS) {
+							throw ex;
+						}
+					}
 				}
-				// Interrupted by another thread during the call: release is idempotent per token, so run it again
-				// uninterrupted (the flag is set again afterwards).
-				Thread.currentThread().interrupt();
-				return Interrupts.uninterruptibly(() -> releaseOnce(heldNanos));
+			}
+			finally {
+				if (interruptedMeanwhile) {
+					Thread.currentThread().interrupt();
+				}
 			}
 		}));
 	}
