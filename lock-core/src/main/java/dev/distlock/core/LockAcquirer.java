@@ -11,10 +11,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.internal.HandleRegistry;
-import dev.distlock.core.spi.Interrupts;
-import dev.distlock.core.internal.OwnerTokens;
 import dev.distlock.core.internal.StoreCalls;
 import dev.distlock.core.internal.WaitLoop;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
@@ -22,9 +21,11 @@ import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.WaitingLockProvider;
 
 /**
- * How a {@link LockTemplate} takes locks: one {@link WaitLoop} per call, fed by the provider's own
- * {@link Acquisition} when it can wait better than polling and the caller may wait, else by plain attempts; each
- * granted lease becomes a registered handle unless its lease already ran out on the way.
+ * How a {@link LockTemplate} takes locks, read top-down: one {@link WaitLoop} per call says when to attempt, and each
+ * attempt calls the provider here, through its own {@link Acquisition} when it can wait better than polling and the
+ * caller may wait, else through plain attempts; a provider's error becomes the store error in
+ * {@link StoreCalls#error}. Each granted lease becomes a registered handle unless its lease already ran out on the
+ * way.
  */
 final class LockAcquirer {
 
@@ -46,85 +47,135 @@ final class LockAcquirer {
 	}
 
 	Optional<LockHandle> acquire(LockRequest request, LockOptions options, boolean skip) {
-		String groupId = request.lockId();
-		String key = request.key();
-		WaitLoop.Waiter<LockHandle> waiter;
-		if (mayWait(options) && provider instanceof WaitingLockProvider waiting) {
-			Acquisition acquisition = waiting.begin(request);
-			waiter = new WaitLoop.Waiter<>() {
-				@Override
-				public @Nullable LockHandle tryOnce(long attemptNanos, long loopNanos) {
-					return store.call(key, "acquire", acquisition::tryOnce)
-						.map(granted -> held(request, granted.lease(), Math.min(attemptNanos,
-								granted.leaseStartNanos()), loopNanos, options, groupId))
-						.orElse(null);
-				}
-
-				@Override
-				public @Nullable Duration longestWait() {
-					return acquisition.longestWait();
-				}
-
-				@Override
-				public void awaitSignal(Duration max) throws InterruptedException {
-					acquisition.awaitSignal(max);
-				}
-
-				@Override
-				public void close() {
-					acquisition.close();
-				}
-			};
-		}
-		else {
-			waiter = (attemptNanos, loopNanos) -> store.call(key, "acquire", () -> provider.tryAcquire(request))
-				.map(lease -> held(request, lease, attemptNanos, loopNanos, options, groupId))
-				.orElse(null);
-		}
-		LockAttempt attempt = new LockAttempt(List.of(key), options.mode(), options.name());
-		return attempt(attempt, key, options, waiter, skip);
+		Acquisition acquisition = mayWait(options) && provider instanceof WaitingLockProvider waiting
+				? waiting.begin(request) : null;
+		return take(List.of(request), request.lockId(), false, acquisition, options, skip)
+			.map(held -> held.get(0));
 	}
 
 	/**
-	 * Takes every key at once; the handles come back in key order, each with {@code groupId} as its group.
+	 * Takes every request's key at once, all under one owner token; the handles come back in the requests' order
+	 * (key order), each with {@code groupId} as its group.
 	 */
-	Optional<List<LockHandle>> acquireAll(List<String> sortedKeys, LockOptions options, String groupId,
-			LockRequests requests, boolean skip) {
-		String token = OwnerTokens.next();
-		List<LockRequest> group = sortedKeys.stream().map(key -> requests.request(key, token, options)).toList();
-		String label = String.join(",", sortedKeys);
+	Optional<List<LockHandle>> acquireAll(List<LockRequest> group, LockOptions options, String groupId,
+			boolean skip) {
 		// Groups poll with backoff: a release signal on one key says little about the others.
-		WaitLoop.Waiter<List<LockHandle>> waiter = (attemptNanos, loopNanos) -> store
-			.call(label, "acquire", () -> provider.tryAcquireAll(group))
-			.map(leases -> held(group, leases, groupId, attemptNanos, loopNanos, options))
-			.orElse(null);
-		LockAttempt attempt = new LockAttempt(sortedKeys, options.mode(), options.name());
-		return attempt(attempt, label, options, waiter, skip);
+		return take(group, groupId, true, null, options, skip);
 	}
 
 	void awaitFree(String key, LockOptions options) {
-		WaitLoop.Outcome<Boolean> outcome = WaitLoop.run(key, options, nanoClock,
-				(attemptNanos, loopNanos) -> store.call(key, "check", () -> provider.isLocked(key)) ? null : Boolean.TRUE);
-		if (outcome.value() == null) {
-			throw new LockHeldException(key, outcome.attempts(), outcome.waited());
+		WaitLoop loop = WaitLoop.start(key, options, nanoClock, null);
+		try {
+			while (loop.next()) {
+				boolean locked;
+				try {
+					locked = provider.isLocked(key);
+				}
+				catch (RuntimeException ex) {
+					throw loop.failed(store.error(key, "check", ex));
+				}
+				if (!locked) {
+					return;
+				}
+			}
+		}
+		finally {
+			loop.close();
+		}
+		throw new LockHeldException(key, loop.attempts(), loop.waited());
+	}
+
+	/**
+	 * One acquisition between its start and end events (the end is heard exactly once, whichever way it ends): the
+	 * wait loop's attempts until one is granted, the loop gives up, or an error ends it.
+	 */
+	private Optional<List<LockHandle>> take(List<LockRequest> requests, @Nullable String groupId, boolean group,
+			@Nullable Acquisition acquisition, LockOptions options, boolean skip) {
+		List<String> keys = requests.stream().map(LockRequest::key).toList();
+		String label = String.join(",", keys);
+		LockAttempt attempt = new LockAttempt(keys, options.mode(), options.name());
+		LockListener listeners = handles.listeners();
+		long start = nanoClock.getAsLong();
+		listeners.onAcquireStarted(attempt);
+		WaitLoop loop = WaitLoop.start(label, options, nanoClock, acquisition);
+		LockAttempt.Outcome ended = LockAttempt.Outcome.ERROR;
+		try {
+			List<LockHandle> held = null;
+			try {
+				try {
+					while (held == null && loop.next()) {
+						try {
+							held = tryOnce(requests, groupId, group, acquisition, label, loop, options);
+						}
+						catch (RuntimeException ex) {
+							throw loop.failed(ex);
+						}
+					}
+				}
+				finally {
+					loop.close();
+				}
+			}
+			catch (LockStoreException ex) {
+				listeners.onAcquireError(attempt, ex);
+				ended = LockAttempt.Outcome.STORE_ERROR;
+				throw ex;
+			}
+			catch (LockAcquisitionException ex) {
+				// The wait loop throws it only for an interrupt; a lock that stayed held is told below.
+				ended = LockAttempt.Outcome.INTERRUPTED;
+				throw ex;
+			}
+			if (held != null) {
+				ended = LockAttempt.Outcome.ACQUIRED;
+				return Optional.of(held);
+			}
+			ended = skip ? LockAttempt.Outcome.SKIPPED : LockAttempt.Outcome.TIMED_OUT;
+			return notTaken(attempt, label, loop.attempts(), loop.waited(), skip);
+		}
+		finally {
+			listeners.onAcquireEnded(attempt, ended, loop.attempts(),
+					Duration.ofNanos(nanoClock.getAsLong() - start));
 		}
 	}
 
 	/**
-	 * The handle for a granted lease, or null (and the lease released) when the lease already ran out by this JVM's
-	 * count: a grant that reached the caller late is never handed out as held.
+	 * One attempt, straight to the provider: the acquisition's, a plain acquire, or a group's.
+	 * @return the handles, or null when the lock is held elsewhere or its lease ran out before it was granted
 	 */
-	private @Nullable LockHandle held(LockRequest request, Lease lease, long startNanos, long loopNanos,
-			LockOptions options, @Nullable String groupId) {
-		if (ranOut(request, startNanos)) {
-			releaseQuietly(request.key(), lease);
-			return null;
+	private @Nullable List<LockHandle> tryOnce(List<LockRequest> requests, @Nullable String groupId, boolean group,
+			@Nullable Acquisition acquisition, String label, WaitLoop loop, LockOptions options) {
+		long attemptNanos = loop.attemptNanos();
+		long startNanos = attemptNanos;
+		Optional<List<Lease>> leases;
+		try {
+			if (acquisition != null) {
+				Optional<Acquisition.Granted> granted = acquisition.tryOnce();
+				if (granted.isPresent()) {
+					startNanos = Math.min(attemptNanos, granted.get().leaseStartNanos());
+				}
+				leases = granted.map(g -> List.of(g.lease()));
+			}
+			else if (group) {
+				leases = provider.tryAcquireAll(requests);
+			}
+			else {
+				leases = provider.tryAcquire(requests.get(0)).map(List::of);
+			}
 		}
-		return handles.register(request, lease, options, groupId, startNanos, loopNanos);
+		catch (RuntimeException ex) {
+			throw store.error(label, "acquire", ex);
+		}
+		return leases.isPresent() ? held(requests, leases.get(), groupId, startNanos, loop.startNanos(), options)
+				: null;
 	}
 
-	private @Nullable List<LockHandle> held(List<LockRequest> group, List<Lease> leases, String groupId, long startNanos,
-			long loopNanos, LockOptions options) {
+	/**
+	 * The handles for granted leases, or null (and the leases released) when the leases already ran out by this JVM's
+	 * count: a grant that reached the caller late is never handed out as held.
+	 */
+	private @Nullable List<LockHandle> held(List<LockRequest> group, List<Lease> leases, @Nullable String groupId,
+			long startNanos, long loopNanos, LockOptions options) {
 		if (ranOut(group.get(0), startNanos)) {
 			for (int i = 0; i < leases.size(); i++) {
 				releaseQuietly(group.get(i).key(), leases.get(i));
@@ -151,112 +202,17 @@ final class LockAcquirer {
 		}
 	}
 
-	/**
-	 * One acquisition between its start and end events: the end is heard exactly once, whichever way it ends.
-	 */
-	private <T> Optional<T> attempt(LockAttempt attempt, String label, LockOptions options, WaitLoop.Waiter<T> waiter,
-			boolean skip) {
-		LockListener listeners = handles.listeners();
-		CountedWaiter<T> counted = new CountedWaiter<>(waiter);
-		long start = nanoClock.getAsLong();
-		listeners.onAcquireStarted(attempt);
-		LockAttempt.Outcome ended = LockAttempt.Outcome.ERROR;
-		try {
-			WaitLoop.Outcome<T> outcome;
-			try {
-				outcome = run(attempt, label, options, counted);
-			}
-			catch (LockStoreException ex) {
-				ended = LockAttempt.Outcome.STORE_ERROR;
-				throw ex;
-			}
-			catch (LockAcquisitionException ex) {
-				// The wait loop throws it only for an interrupt; a lock that stayed held is told below.
-				ended = LockAttempt.Outcome.INTERRUPTED;
-				throw ex;
-			}
-			ended = outcome.value() != null ? LockAttempt.Outcome.ACQUIRED
-					: skip ? LockAttempt.Outcome.SKIPPED : LockAttempt.Outcome.TIMED_OUT;
-			return finish(attempt, label, options, outcome, skip);
-		}
-		finally {
-			listeners.onAcquireEnded(attempt, ended, counted.attempts,
-					Duration.ofNanos(nanoClock.getAsLong() - start));
-		}
-	}
-
-	private <T> WaitLoop.Outcome<T> run(LockAttempt attempt, String label, LockOptions options,
-			WaitLoop.Waiter<T> waiter) {
-		try {
-			return WaitLoop.run(label, options, nanoClock, waiter);
-		}
-		catch (LockStoreException ex) {
-			handles.listeners().onAcquireError(attempt, ex);
-			throw ex;
-		}
-	}
-
-	private <T> Optional<T> finish(LockAttempt attempt, String key, LockOptions options, WaitLoop.Outcome<T> outcome,
-			boolean skip) {
-		if (outcome.value() != null) {
-			return Optional.of(outcome.value());
-		}
-		handles.listeners().onAcquireFailed(attempt, outcome.attempts(), outcome.waited(), skip);
+	private <T> Optional<T> notTaken(LockAttempt attempt, String label, int attempts, Duration waited, boolean skip) {
+		handles.listeners().onAcquireFailed(attempt, attempts, waited, skip);
 		if (skip) {
-			logger.debug("Lock '" + key + "' is held elsewhere; skipping after " + outcome.attempts() + " attempt(s)");
+			logger.debug("Lock '" + label + "' is held elsewhere; skipping after " + attempts + " attempt(s)");
 			return Optional.empty();
 		}
-		throw new LockAcquisitionException(key, outcome.attempts(), outcome.waited(), null);
+		throw new LockAcquisitionException(label, attempts, waited, null);
 	}
 
 	private static boolean mayWait(LockOptions options) {
 		return options.retries() > 0 && (options.maxWait() == null || !options.maxWait().isZero());
-	}
-
-	/**
-	 * Counts the attempts, so that an acquisition ended by an error still tells how many it made.
-	 */
-	private static final class CountedWaiter<T> implements WaitLoop.Waiter<T> {
-
-		private final WaitLoop.Waiter<T> waiter;
-
-		private int attempts;
-
-		CountedWaiter(WaitLoop.Waiter<T> waiter) {
-			this.waiter = waiter;
-		}
-
-		@Override
-		public @Nullable T tryOnce(long attemptNanos, long loopNanos) {
-			attempts++;
-			return waiter.tryOnce(attemptNanos, loopNanos);
-		}
-
-		@Override
-		public void awaitSignal(Duration max) throws InterruptedException {
-			waiter.awaitSignal(max);
-		}
-
-		@Override
-		public @Nullable Duration longestWait() {
-			return waiter.longestWait();
-		}
-
-		@Override
-		public void close() {
-			waiter.close();
-		}
-
-	}
-
-	/**
-	 * Builds the request for one key.
-	 */
-	@FunctionalInterface
-	interface LockRequests {
-
-		LockRequest request(String fullKey, String token, LockOptions options);
-
 	}
 
 }

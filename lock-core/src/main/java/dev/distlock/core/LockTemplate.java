@@ -334,8 +334,9 @@ public final class LockTemplate implements AutoCloseable {
 		if (sorted.isEmpty()) {
 			throw new InvalidLockKeyException(null, "A lock group needs at least one key");
 		}
-		return acquirer.acquireAll(sorted, options, groupId,
-				(fullKey, token, opts) -> request(fullKey, token, opts, storedId), skip);
+		String token = OwnerTokens.next();
+		List<LockRequest> group = sorted.stream().map(key -> request(key, token, options, storedId)).toList();
+		return acquirer.acquireAll(group, options, groupId, skip);
 	}
 
 	private LockRequest request(String fullKey, String token, LockOptions options, @Nullable String lockId) {

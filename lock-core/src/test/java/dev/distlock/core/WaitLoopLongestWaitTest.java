@@ -3,12 +3,14 @@ package dev.distlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
-import dev.distlock.core.internal.WaitLoop;
+import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.Lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class WaitLoopLongestWaitTest {
 
-	/** A waiter on a pretend clock: each wait moves the clock by what it was given. */
-	private static final class Waiter implements WaitLoop.Waiter<String> {
+	/** An acquisition on a pretend clock: each wait moves the clock by what it was given. */
+	private static final class Waiter implements Acquisition {
 
 		final AtomicLong clock = new AtomicLong();
 
@@ -37,8 +39,8 @@ class WaitLoopLongestWaitTest {
 		}
 
 		@Override
-		public @Nullable String tryOnce(long attemptNanos, long loopNanos) {
-			return ++attempts == succeedAt ? "granted" : null;
+		public Optional<Granted> tryOnce() {
+			return ++attempts == succeedAt ? Optional.of(new Granted(new GrantedLease(), clock.get())) : Optional.empty();
 		}
 
 		@Override
@@ -47,9 +49,34 @@ class WaitLoopLongestWaitTest {
 		}
 
 		@Override
-		public void awaitSignal(Duration max) {
+		public boolean awaitSignal(Duration max) {
 			waits.add(max);
 			clock.addAndGet(max.toNanos());
+			return false;
+		}
+
+		@Override
+		public void close() {
+		}
+
+	}
+
+	/** The lease of the granted attempt; the loop never touches it. */
+	private static final class GrantedLease implements Lease {
+
+		@Override
+		public long fencingToken() {
+			return 1;
+		}
+
+		@Override
+		public boolean extend(Duration lease) {
+			return true;
+		}
+
+		@Override
+		public boolean release() {
+			return true;
 		}
 
 	}
@@ -59,9 +86,9 @@ class WaitLoopLongestWaitTest {
 		Waiter waiter = new Waiter(Duration.ofMillis(500), 7);
 		LockOptions options = LockOptions.builder().retries(1).delay(Duration.ofSeconds(5)).build();
 
-		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, waiter.clock::get, waiter);
+		WaitLoopTest.Outcome outcome = WaitLoopTest.drive(options, waiter.clock::get, waiter);
 
-		assertThat(outcome.value()).isEqualTo("granted");
+		assertThat(outcome.granted()).isTrue();
 		assertThat(outcome.attempts()).isEqualTo(7);
 		assertThat(waiter.waits).isNotEmpty().allSatisfy(wait -> assertThat(wait).isLessThanOrEqualTo(Duration.ofMillis(500)));
 	}
@@ -71,9 +98,9 @@ class WaitLoopLongestWaitTest {
 		Waiter waiter = new Waiter(Duration.ofMillis(500), Integer.MAX_VALUE);
 		LockOptions options = LockOptions.builder().retries(2).delay(Duration.ofSeconds(2)).build();
 
-		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, waiter.clock::get, waiter);
+		WaitLoopTest.Outcome outcome = WaitLoopTest.drive(options, waiter.clock::get, waiter);
 
-		assertThat(outcome.value()).isNull();
+		assertThat(outcome.granted()).isFalse();
 		// 1 + 2 retries, and 3 refreshes within each 2 s delay
 		assertThat(outcome.attempts()).isEqualTo(3 + 2 * 3);
 		assertThat(Duration.ofNanos(waiter.clock.get())).isEqualTo(Duration.ofSeconds(4));
@@ -84,7 +111,7 @@ class WaitLoopLongestWaitTest {
 		Waiter waiter = new Waiter(null, Integer.MAX_VALUE);
 		LockOptions options = LockOptions.builder().retries(1).delay(Duration.ofSeconds(5)).build();
 
-		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, waiter.clock::get, waiter);
+		WaitLoopTest.Outcome outcome = WaitLoopTest.drive(options, waiter.clock::get, waiter);
 
 		assertThat(outcome.attempts()).isEqualTo(2);
 		assertThat(waiter.waits).containsExactly(Duration.ofSeconds(5));

@@ -3,20 +3,24 @@ package dev.distlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.distlock.core.internal.WaitLoop;
+import dev.distlock.core.spi.Acquisition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The wait loop's rules, whatever the waiter: retries are exact, no wait outlasts maxWait, an interrupt before or
- * during the wait is a typed error with the flag kept, and the waiter is closed exactly once with the flag cleared.
+ * The wait loop's rules, whatever the acquisition: retries are exact, no wait outlasts maxWait, an interrupt before or
+ * during the wait is a typed error with the flag kept, and the acquisition is closed exactly once with the flag
+ * cleared.
  */
 class WaitLoopTest {
 
@@ -27,92 +31,91 @@ class WaitLoopTest {
 
 	@Test
 	void retriesAreExactWhateverEndsEachWait() {
-		Recording waiter = new Recording(true);
-		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", retries(3), System::nanoTime, waiter);
-		assertThat(outcome.value()).isNull();
+		Recording acquisition = new Recording();
+		Outcome outcome = drive(retries(3), System::nanoTime, acquisition);
+		assertThat(outcome.granted()).isFalse();
 		assertThat(outcome.attempts()).isEqualTo(4);
-		assertThat(waiter.calls).containsExactly("attempt", "wait", "attempt", "wait", "attempt", "wait", "attempt",
-				"close");
+		assertThat(acquisition.calls).containsExactly("attempt", "wait", "attempt", "wait", "attempt", "wait",
+				"attempt", "close");
 	}
 
 	@Test
 	void aCallerThatWillNotWaitMakesOneAttemptAndNeverWaits() {
-		Recording waiter = new Recording(false);
-		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", retries(0), System::nanoTime, waiter);
+		Recording acquisition = new Recording();
+		Outcome outcome = drive(retries(0), System::nanoTime, acquisition);
 		assertThat(outcome.attempts()).isEqualTo(1);
-		assertThat(waiter.calls).containsExactly("attempt", "close");
+		assertThat(acquisition.calls).containsExactly("attempt", "close");
 	}
 
 	@Test
 	void noWaitIsLongerThanWhatIsLeftOfMaxWait() {
 		List<Duration> waits = new ArrayList<>();
-		WaitLoop.Waiter<String> waiter = new WaitLoop.Waiter<>() {
+		Recording acquisition = new Recording() {
 			@Override
-			public @Nullable String tryOnce(long attemptNanos, long loopNanos) {
-				return null;
-			}
-
-			@Override
-			public void awaitSignal(Duration max) throws InterruptedException {
+			public boolean awaitSignal(Duration max) throws InterruptedException {
 				waits.add(max);
-				WaitLoop.Waiter.super.awaitSignal(max);
+				TimeUnit.NANOSECONDS.sleep(max.toNanos());
+				return false;
 			}
 		};
 		LockOptions options = LockOptions.builder().waitUpTo(Duration.ofMillis(300)).delay(Duration.ofSeconds(5))
 			.build();
-		WaitLoop.Outcome<String> outcome = WaitLoop.run("k", options, System::nanoTime, waiter);
+		Outcome outcome = drive(options, System::nanoTime, acquisition);
 		assertThat(waits).isNotEmpty().allSatisfy(wait -> assertThat(wait).isLessThanOrEqualTo(Duration.ofMillis(300)));
-		assertThat(outcome.value()).isNull();
+		assertThat(outcome.granted()).isFalse();
 	}
 
 	@Test
 	void aThreadInterruptedBeforeTheFirstAttemptSendsNothingAndKeepsItsFlag() {
-		Recording waiter = new Recording(false);
+		Recording acquisition = new Recording();
 		Thread.currentThread().interrupt();
-		assertThatThrownBy(() -> WaitLoop.run("k", retries(3), System::nanoTime, waiter))
+		assertThatThrownBy(() -> drive(retries(3), System::nanoTime, acquisition))
 			.isInstanceOf(LockAcquisitionException.class)
 			.hasCauseInstanceOf(InterruptedException.class);
 		assertThat(Thread.currentThread().isInterrupted()).isTrue();
-		assertThat(waiter.calls).containsExactly("close");
-		assertThat(waiter.closedInterrupted).isFalse();
+		assertThat(acquisition.calls).containsExactly("close");
+		assertThat(acquisition.closedInterrupted).isFalse();
 	}
 
 	@Test
-	void anInterruptWhileWaitingIsATypedErrorAndTheWaiterClosesWithTheFlagCleared() {
-		Recording waiter = new Recording(false) {
+	void anInterruptWhileWaitingIsATypedErrorAndTheAcquisitionClosesWithTheFlagCleared() {
+		Recording acquisition = new Recording() {
 			@Override
-			public void awaitSignal(Duration max) throws InterruptedException {
+			public boolean awaitSignal(Duration max) throws InterruptedException {
 				calls.add("wait");
 				throw new InterruptedException("test");
 			}
 		};
-		assertThatThrownBy(() -> WaitLoop.run("k", retries(3), System::nanoTime, waiter))
+		assertThatThrownBy(() -> drive(retries(3), System::nanoTime, acquisition))
 			.isInstanceOf(LockAcquisitionException.class)
 			.hasMessageContaining("Interrupted")
 			.satisfies(ex -> assertThat(((LockAcquisitionException) ex).attempts()).isEqualTo(1));
 		assertThat(Thread.currentThread().isInterrupted()).isTrue();
-		assertThat(waiter.calls).containsExactly("attempt", "wait", "close");
-		assertThat(waiter.closedInterrupted).isFalse();
+		assertThat(acquisition.calls).containsExactly("attempt", "wait", "close");
+		assertThat(acquisition.closedInterrupted).isFalse();
 	}
 
 	@Test
 	void aStoreErrorWhileInterruptedIsReportedAsTheInterrupt() {
-		WaitLoop.Waiter<String> waiter = (attemptNanos, loopNanos) -> {
-			Thread.currentThread().interrupt();
-			throw new LockStoreException("k", "Command interrupted", null);
+		Recording acquisition = new Recording() {
+			@Override
+			public Optional<Granted> tryOnce() {
+				Thread.currentThread().interrupt();
+				throw new LockStoreException("k", "Command interrupted", null);
+			}
 		};
-		assertThatThrownBy(() -> WaitLoop.run("k", retries(3), System::nanoTime, waiter))
+		assertThatThrownBy(() -> drive(retries(3), System::nanoTime, acquisition))
 			.isInstanceOf(LockAcquisitionException.class)
 			.hasCauseInstanceOf(LockStoreException.class);
 		assertThat(Thread.currentThread().isInterrupted()).isTrue();
 	}
 
 	@Test
-	void aStoreErrorEndsTheLoopAndStillClosesTheWaiter() {
+	void aStoreErrorEndsTheLoopAndStillClosesTheAcquisition() {
 		AtomicBoolean closed = new AtomicBoolean();
-		WaitLoop.Waiter<String> waiter = new WaitLoop.Waiter<>() {
+		Recording acquisition = new Recording() {
 			@Override
-			public @Nullable String tryOnce(long attemptNanos, long loopNanos) {
+			public Optional<Granted> tryOnce() {
 				throw new LockStoreException("k", "down", null);
 			}
 
@@ -121,36 +124,72 @@ class WaitLoopTest {
 				closed.set(true);
 			}
 		};
-		assertThatThrownBy(() -> WaitLoop.run("k", retries(3), System::nanoTime, waiter))
+		assertThatThrownBy(() -> drive(retries(3), System::nanoTime, acquisition))
 			.isInstanceOf(LockStoreException.class);
 		assertThat(closed).isTrue();
+	}
+
+	@Test
+	void theAcquisitionIsClosedOnceHoweverOftenTheLoopIsClosed() {
+		Recording acquisition = new Recording();
+		WaitLoop loop = WaitLoop.start("k", retries(0), System::nanoTime, acquisition);
+		loop.close();
+		loop.close();
+		assertThat(acquisition.calls).containsExactly("close");
+	}
+
+	/**
+	 * Drives the loop as {@code LockAcquirer} does: the acquisition's {@link Acquisition#tryOnce()} per attempt.
+	 */
+	static Outcome drive(LockOptions options, LongSupplier nanoClock, Acquisition acquisition) {
+		WaitLoop loop = WaitLoop.start("k", options, nanoClock, acquisition);
+		try {
+			while (loop.next()) {
+				boolean granted;
+				try {
+					granted = acquisition.tryOnce().isPresent();
+				}
+				catch (RuntimeException ex) {
+					throw loop.failed(ex);
+				}
+				if (granted) {
+					return new Outcome(true, loop.attempts());
+				}
+			}
+		}
+		finally {
+			loop.close();
+		}
+		return new Outcome(false, loop.attempts());
+	}
+
+	/**
+	 * How a driven loop ended.
+	 */
+	record Outcome(boolean granted, int attempts) {
 	}
 
 	private static LockOptions retries(int retries) {
 		return LockOptions.builder().retries(retries).delay(Duration.ofMillis(1)).build();
 	}
 
-	private static class Recording implements WaitLoop.Waiter<String> {
+	/** Records its attempts, waits (which return at once) and close; no attempt is granted. */
+	private static class Recording implements Acquisition {
 
 		final List<String> calls = new ArrayList<>();
 
-		final boolean signalled;
-
 		boolean closedInterrupted;
 
-		Recording(boolean signalled) {
-			this.signalled = signalled;
-		}
-
 		@Override
-		public @Nullable String tryOnce(long attemptNanos, long loopNanos) {
+		public Optional<Granted> tryOnce() {
 			calls.add("attempt");
-			return null;
+			return Optional.empty();
 		}
 
 		@Override
-		public void awaitSignal(Duration max) throws InterruptedException {
+		public boolean awaitSignal(Duration max) throws InterruptedException {
 			calls.add("wait");
+			return true;
 		}
 
 		@Override

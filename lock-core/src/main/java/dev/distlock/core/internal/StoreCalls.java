@@ -32,15 +32,26 @@ public final class StoreCalls {
 		try {
 			return call.get();
 		}
-		catch (LockStoreException ex) {
-			throw translate(key, operation, ex);
-		}
-		catch (DistributedLockException | UnsupportedOperationException ex) {
-			throw ex;
-		}
 		catch (RuntimeException ex) {
-			throw translate(key, operation, ex);
+			throw error(key, operation, ex);
 		}
+	}
+
+	/**
+	 * The error to throw for a store call that failed with {@code error}, for a caller that calls the provider
+	 * itself and catches its errors ({@code throw store.error(key, "acquire", ex)}): the translated
+	 * {@link LockStoreException}, or the error itself when it is another {@link DistributedLockException} or an
+	 * {@link UnsupportedOperationException}.
+	 * @param key the lock key, or null for calls about no single key
+	 * @param operation what the call does, as a verb: {@code acquire}, {@code release}, {@code ping}
+	 * @param error what the provider threw
+	 */
+	public RuntimeException error(@Nullable String key, String operation, RuntimeException error) {
+		if (error instanceof LockStoreException
+				|| !(error instanceof DistributedLockException || error instanceof UnsupportedOperationException)) {
+			return translate(key, operation, error);
+		}
+		return error;
 	}
 
 	/**

@@ -9,163 +9,205 @@ import org.springframework.util.backoff.BackOffExecution;
 
 import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockOptions;
+import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Interrupts;
 
 /**
  * The one place that waits: attempts, retries, Spring {@link org.springframework.util.backoff.BackOff} delays, the
- * overall wait limit, and the interrupt rules. What a wait is woken by (nothing, a release signal, a hand-off) is the
- * {@link Waiter}'s business.
- * <p>Rules: {@code retries} is exact (at most {@code 1 + retries} attempts, whatever woke them), except that a
- * waiter with a {@link Waiter#longestWait()} shorter than the backoff's delay is tried again at least that often
- * (those attempts keep its place in the store and use up no retry); no wait outlasts {@code maxWait}; a thread interrupted before the first attempt sends nothing; an interrupt ends the wait with a
- * {@link LockAcquisitionException} and the flag kept; the waiter is closed exactly once, with the flag cleared, so
- * its cleanup reaches the store.
+ * overall wait limit, and the interrupt rules. The caller drives it and makes the attempts itself:
+ * <pre>
+ * WaitLoop loop = WaitLoop.start(key, options, nanoClock, acquisition);
+ * try {
+ *     while (loop.next()) {
+ *         try { result = tryOnce(loop.attemptNanos(), loop.startNanos()); }
+ *         catch (RuntimeException ex) { throw loop.failed(ex); }
+ *         if (result != null) { return result; }
+ *     }
+ * }
+ * finally {
+ *     loop.close();
+ * }
+ * </pre>
+ * A wait is woken by the provider's {@link Acquisition} (a release signal, a hand-off) when there is one, else it
+ * sleeps.
+ * <p>Rules: {@code retries} is exact (at most {@code 1 + retries} attempts, whatever woke them), except that an
+ * acquisition with a {@link Acquisition#longestWait()} shorter than the backoff's delay is tried again at least that
+ * often (those attempts keep its place in the store and use up no retry); no wait outlasts {@code maxWait}; a thread
+ * interrupted before the first attempt sends nothing; an interrupt ends the wait with a
+ * {@link LockAcquisitionException} and the flag kept; the acquisition is closed exactly once, with the flag cleared,
+ * so its cleanup reaches the store.
  */
 public final class WaitLoop {
 
-	private WaitLoop() {
+	private final String key;
+
+	private final LockOptions options;
+
+	private final LongSupplier nanoClock;
+
+	private final @Nullable Acquisition acquisition;
+
+	private final long startNanos;
+
+	private final long maxWaitNanos;
+
+	private int retriesLeft;
+
+	private @Nullable BackOffExecution backOff;
+
+	private int attempts;
+
+	private long attemptNanos;
+
+	/** Whether a backoff delay is under way, cut into steps of the acquisition's longest wait. */
+	private boolean waiting;
+
+	private long waitUntilNanos;
+
+	private @Nullable Duration longestWait;
+
+	private boolean closed;
+
+	private WaitLoop(String key, LockOptions options, LongSupplier nanoClock, @Nullable Acquisition acquisition) {
+		this.key = key;
+		this.options = options;
+		this.nanoClock = nanoClock;
+		this.acquisition = acquisition;
+		this.startNanos = nanoClock.getAsLong();
+		this.maxWaitNanos = options.maxWait() != null ? options.maxWait().toNanos() : Long.MAX_VALUE;
+		this.retriesLeft = options.retries();
 	}
 
 	/**
-	 * One acquisition's attempts and waits.
+	 * Starts one acquisition's attempts and waits, now by {@code nanoClock}.
+	 * @param key the lock key (or keys) for the errors
+	 * @param acquisition what wakes the waits and is closed at the end, or null to sleep between attempts
 	 */
-	public interface Waiter<T> {
-
-		/**
-		 * Tries once; null means "not yet".
-		 * @param attemptNanos when this attempt started, by the loop's clock
-		 * @param loopNanos when the first attempt started
-		 */
-		@Nullable T tryOnce(long attemptNanos, long loopNanos);
-
-		/**
-		 * Waits until another attempt is worth making or {@code max} has passed; the default sleeps.
-		 */
-		default void awaitSignal(Duration max) throws InterruptedException {
-			TimeUnit.NANOSECONDS.sleep(max.toNanos());
-		}
-
-		/**
-		 * The longest one wait may last before the next attempt (see
-		 * {@link dev.distlock.core.spi.Acquisition#longestWait()}); null, the default, for no limit.
-		 */
-		default @Nullable Duration longestWait() {
-			return null;
-		}
-
-		/**
-		 * Ends the acquisition; called once, with the interrupt flag cleared. The default does nothing.
-		 */
-		default void close() {
-		}
-
+	public static WaitLoop start(String key, LockOptions options, LongSupplier nanoClock,
+			@Nullable Acquisition acquisition) {
+		return new WaitLoop(key, options, nanoClock, acquisition);
 	}
 
 	/**
-	 * What the loop ended with.
-	 * @param value the successful attempt's result, or null when every attempt failed
-	 * @param attempts how many attempts were made
-	 * @param waited how long the loop ran
+	 * Waits until the next attempt is due and counts it; call it before each attempt, the first included.
+	 * @return true to make an attempt now, false when retries ran out, the backoff stopped or {@code maxWait} passed
+	 * @throws LockAcquisitionException if the thread is interrupted before the first attempt or while waiting
 	 */
-	public record Outcome<T>(@Nullable T value, int attempts, Duration waited) {
-	}
-
-	/**
-	 * Attempts until success, retries run out, the backoff stops or {@code maxWait} passes.
-	 * @throws LockAcquisitionException if the thread is interrupted before or while waiting
-	 */
-	public static <T> Outcome<T> run(String key, LockOptions options, LongSupplier nanoClock, Waiter<T> waiter) {
-		long start = nanoClock.getAsLong();
-		long maxWait = options.maxWait() != null ? options.maxWait().toNanos() : Long.MAX_VALUE;
-		int retriesLeft = options.retries();
-		int[] attempts = { 0 };
-		BackOffExecution backOff = null;
+	public boolean next() {
 		try {
-			if (Thread.currentThread().isInterrupted()) {
-				throw new InterruptedException("interrupted before the first attempt");
+			if (attempts == 0) {
+				if (Thread.currentThread().isInterrupted()) {
+					throw new InterruptedException("interrupted before the first attempt");
+				}
 			}
-			while (true) {
-				T value = attempt(key, waiter, nanoClock, start, attempts);
-				if (value != null) {
-					return new Outcome<>(value, attempts[0], elapsed(nanoClock, start));
+			else {
+				if (!waiting && !startWait()) {
+					return false;
 				}
-				long waitLeft = maxWait - (nanoClock.getAsLong() - start);
-				if (retriesLeft == 0 || waitLeft <= 0) {
-					break;
-				}
-				retriesLeft--;
-				if (backOff == null) {
-					backOff = options.backOff().start();
-				}
-				long delayMillis = backOff.nextBackOff();
-				if (delayMillis == BackOffExecution.STOP) {
-					break;
-				}
-				long waitNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(delayMillis), waitLeft);
-				value = await(key, waiter, nanoClock, start, attempts, nanoClock.getAsLong() + waitNanos);
-				if (value != null) {
-					return new Outcome<>(value, attempts[0], elapsed(nanoClock, start));
-				}
+				awaitStep();
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw interrupted(key, attempts[0], nanoClock, start, ex);
+			throw interrupted(ex);
 		}
-		finally {
-			Interrupts.uninterruptibly(waiter::close);
-		}
-		return new Outcome<>(null, attempts[0], elapsed(nanoClock, start));
-	}
-
-	/** One attempt, counted; a store error of an interrupted thread ends the wait as an interrupt. */
-	private static <T> @Nullable T attempt(String key, Waiter<T> waiter, LongSupplier nanoClock, long start,
-			int[] attempts) {
-		long now = nanoClock.getAsLong();
-		attempts[0]++;
-		try {
-			return waiter.tryOnce(now, start);
-		}
-		catch (RuntimeException ex) {
-			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(key, attempts[0], nanoClock, start, ex);
-			}
-			throw ex;
-		}
+		attempts++;
+		attemptNanos = nanoClock.getAsLong();
+		return true;
 	}
 
 	/**
-	 * Waits until {@code untilNanos}, in steps no longer than the waiter's {@link Waiter#longestWait()}, with an
-	 * attempt after each step but the last that keeps the waiter's place in the store (it uses up no retry).
-	 * @return the value of such an attempt that succeeded, else null
+	 * The error an attempt failed with, as the caller should throw it: that of an interrupted thread ends the wait as
+	 * an interrupt, a {@link LockAcquisitionException} with the error as its cause.
 	 */
-	private static <T> @Nullable T await(String key, Waiter<T> waiter, LongSupplier nanoClock, long start,
-			int[] attempts, long untilNanos) throws InterruptedException {
-		Duration longest = waiter.longestWait();
-		while (true) {
-			long left = untilNanos - nanoClock.getAsLong();
-			if (longest == null || left <= longest.toNanos()) {
-				if (left > 0) {
-					waiter.awaitSignal(Duration.ofNanos(left));
-				}
-				return null;
-			}
-			waiter.awaitSignal(longest);
-			T value = attempt(key, waiter, nanoClock, start, attempts);
-			if (value != null) {
-				return value;
+	public RuntimeException failed(RuntimeException error) {
+		return Thread.currentThread().isInterrupted() ? interrupted(error) : error;
+	}
+
+	/**
+	 * Ends the loop: closes the acquisition, once, with the thread's interrupt flag cleared (and then restored).
+	 */
+	public void close() {
+		if (!closed) {
+			closed = true;
+			if (acquisition != null) {
+				Interrupts.uninterruptibly(acquisition::close);
 			}
 		}
 	}
 
-	private static LockAcquisitionException interrupted(String key, int attempts, LongSupplier nanoClock, long start,
-			Exception cause) {
-		return new LockAcquisitionException(key, "Interrupted while acquiring lock '" + key + "' after " + attempts
-				+ " attempt(s)", attempts, elapsed(nanoClock, start), cause);
+	/** When the current attempt started, by the loop's clock. */
+	public long attemptNanos() {
+		return attemptNanos;
 	}
 
-	private static Duration elapsed(LongSupplier nanoClock, long start) {
-		return Duration.ofNanos(nanoClock.getAsLong() - start);
+	/** When the loop started, by its clock. */
+	public long startNanos() {
+		return startNanos;
+	}
+
+	/** How many attempts were made so far. */
+	public int attempts() {
+		return attempts;
+	}
+
+	/** How long the loop has run. */
+	public Duration waited() {
+		return Duration.ofNanos(nanoClock.getAsLong() - startNanos);
+	}
+
+	/**
+	 * Starts the wait before the next retry, if one is left and the backoff and {@code maxWait} allow it.
+	 */
+	private boolean startWait() {
+		long waitLeft = maxWaitNanos - (nanoClock.getAsLong() - startNanos);
+		if (retriesLeft == 0 || waitLeft <= 0) {
+			return false;
+		}
+		retriesLeft--;
+		if (backOff == null) {
+			backOff = options.backOff().start();
+		}
+		long delayMillis = backOff.nextBackOff();
+		if (delayMillis == BackOffExecution.STOP) {
+			return false;
+		}
+		long waitNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(delayMillis), waitLeft);
+		waitUntilNanos = nanoClock.getAsLong() + waitNanos;
+		longestWait = acquisition != null ? acquisition.longestWait() : null;
+		waiting = true;
+		return true;
+	}
+
+	/**
+	 * Waits one step towards the retry: the rest of the delay, or the acquisition's longest wait when the rest is
+	 * longer; the attempt after a step before the last keeps the acquisition's place and uses up no retry.
+	 */
+	private void awaitStep() throws InterruptedException {
+		long left = waitUntilNanos - nanoClock.getAsLong();
+		if (longestWait == null || left <= longestWait.toNanos()) {
+			waiting = false;
+			if (left > 0) {
+				await(Duration.ofNanos(left));
+			}
+		}
+		else {
+			await(longestWait);
+		}
+	}
+
+	private void await(Duration max) throws InterruptedException {
+		if (acquisition != null) {
+			acquisition.awaitSignal(max);
+		}
+		else {
+			TimeUnit.NANOSECONDS.sleep(max.toNanos());
+		}
+	}
+
+	private LockAcquisitionException interrupted(Exception cause) {
+		return new LockAcquisitionException(key, "Interrupted while acquiring lock '" + key + "' after " + attempts
+				+ " attempt(s)", attempts, waited(), cause);
 	}
 
 }
