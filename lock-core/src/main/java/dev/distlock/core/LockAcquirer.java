@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.StoreCalls;
 import dev.distlock.core.internal.WaitLoop;
-import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
@@ -47,7 +47,7 @@ final class LockAcquirer {
 	}
 
 	Optional<LockHandle> acquire(LockRequest request, LockOptions options, boolean skip) {
-		Acquisition acquisition = mayWait(options) && provider instanceof WaitingLockProvider waiting
+		@Nullable Acquisition acquisition = mayWait(options) && provider instanceof WaitingLockProvider waiting
 				? waiting.begin(request) : null;
 		return take(List.of(request), request.lockId(), false, acquisition, options, skip)
 			.map(held -> held.get(0));
