@@ -131,12 +131,13 @@ final class RedisAcquisition implements Acquisition {
 		if (subscription == null && !polling) {
 			try {
 				subscription = channels.subscribe(request.key(), handsOff, signals::release);
+				// Newly subscribed: a release or hand-off before now went unheard by this waiter (even on a channel
+				// already live, lingering from another waiter, its signals reach this one only from now on), so look
+				// again as soon as the subscription is live (or the wait is over).
 				if (!subscription.isLive()) {
-					// Newly subscribed: a release or hand-off before now went unheard, so look again as soon as
-					// the subscription is live (or the wait is over).
 					subscription.awaitLive(max);
-					return true;
 				}
+				return true;
 			}
 			catch (RuntimeException ex) {
 				logger.debug("Release signals unavailable for '" + request.key() + "'; polling with backoff", ex);
