@@ -69,12 +69,12 @@ final class RedisKeys {
 	}
 
 	/**
-	 * Every Redis key of one lock key, built once per call; rejects keys that would break the hash tag.
+	 * The Redis keys of one lock key; rejects keys that would break the hash tag. Only the lock's name is built here,
+	 * the others when asked for, as each script uses a few of them (building all eight was a fifth of the allocation
+	 * of an uncontended cycle).
 	 */
 	OfLock of(String key) {
-		String lock = lock(key);
-		return new OfLock(lock, lock + ":fence", lock + ":waiting", lock + ":queue", lock + ":waiters", lock + ":ids",
-				lock + ":holders", lock + ":released");
+		return new OfLock(lock(key));
 	}
 
 	/**
@@ -148,18 +148,46 @@ final class RedisKeys {
 
 	/**
 	 * The Redis keys of one lock key, as the class comment describes them; scripts take them in the order their
-	 * {@code KEYS} list.
+	 * {@code KEYS} list. Each name but the lock's is built on every call of its method.
 	 * @param lock the lock: a string (exclusive) or a sorted set (shared)
-	 * @param fence the fence hash
-	 * @param waiting the waiting mark
-	 * @param queue the FIFO of waiting owner tokens
-	 * @param waiters the waiters' entries
-	 * @param ids the lock-ID records of the key's holders
-	 * @param holders a shared lock's holders' details
-	 * @param released the pub/sub channel a release publishes on
 	 */
-	record OfLock(String lock, String fence, String waiting, String queue, String waiters, String ids, String holders,
-			String released) {
+	record OfLock(String lock) {
+
+		/** The fence hash. */
+		String fence() {
+			return lock + ":fence";
+		}
+
+		/** The waiting mark. */
+		String waiting() {
+			return lock + ":waiting";
+		}
+
+		/** The FIFO of waiting owner tokens. */
+		String queue() {
+			return lock + ":queue";
+		}
+
+		/** The waiters' entries. */
+		String waiters() {
+			return lock + ":waiters";
+		}
+
+		/** The lock-ID records of the key's holders. */
+		String ids() {
+			return lock + ":ids";
+		}
+
+		/** A shared lock's holders' details. */
+		String holders() {
+			return lock + ":holders";
+		}
+
+		/** The pub/sub channel a release publishes on. */
+		String released() {
+			return lock + ":released";
+		}
+
 	}
 
 }
