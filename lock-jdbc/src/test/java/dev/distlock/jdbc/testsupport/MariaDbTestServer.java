@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
@@ -138,15 +137,7 @@ public final class MariaDbTestServer {
 
 	/** A new pool of {@code size} connections to {@code url}, each running {@code initSql} first if given. */
 	public HikariDataSource pool(String url, int size, String initSql) {
-		HikariConfig config = new HikariConfig();
-		config.setConnectionInitSql(initSql);
-		config.setJdbcUrl(url);
-		config.setUsername(user());
-		config.setMaximumPoolSize(size);
-		config.setMinimumIdle(0);
-		config.setConnectionTimeout(60_000);
-		config.setPoolName("mariadb-test-" + size);
-		return new HikariDataSource(config);
+		return ServerProcess.pool(url, user(), size, initSql, "mariadb-test");
 	}
 
 	/** A new pool of 10 connections straight to the server. */

@@ -9,7 +9,6 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
@@ -195,15 +194,7 @@ public final class PostgresTestServer {
 
 	/** A new pool of {@code size} connections to {@code url}, each running {@code initSql} first if given. */
 	public HikariDataSource pool(String url, int size, String initSql) {
-		HikariConfig config = new HikariConfig();
-		config.setConnectionInitSql(initSql);
-		config.setJdbcUrl(url);
-		config.setUsername(user());
-		config.setMaximumPoolSize(size);
-		config.setMinimumIdle(0);
-		config.setConnectionTimeout(60_000);
-		config.setPoolName("pg-test-" + size);
-		return new HikariDataSource(config);
+		return ServerProcess.pool(url, user(), size, initSql, "pg-test");
 	}
 
 	/** A new pool of 10 connections straight to the server. */

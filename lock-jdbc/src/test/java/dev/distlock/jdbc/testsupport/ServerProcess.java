@@ -15,9 +15,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
 /**
  * What both test servers share: a free port that is never a shared server's, commands run (as another user when the
- * database refuses root) with a generous deadline, and a readiness wait on the port.
+ * database refuses root) with a generous deadline, a readiness wait on the port, and the tests' connection pools.
  */
 final class ServerProcess {
 
@@ -120,6 +123,23 @@ final class ServerProcess {
 		catch (IOException ignored) {
 			// a temporary directory: the OS cleans up what is left
 		}
+	}
+
+
+	/**
+	 * A new pool of {@code size} connections to {@code url} as {@code user}, each running {@code initSql} first if
+	 * given, opened on demand, with a connection wait a loaded machine does not run out of; the caller closes it.
+	 */
+	static HikariDataSource pool(String url, String user, int size, String initSql, String name) {
+		HikariConfig config = new HikariConfig();
+		config.setConnectionInitSql(initSql);
+		config.setJdbcUrl(url);
+		config.setUsername(user);
+		config.setMaximumPoolSize(size);
+		config.setMinimumIdle(0);
+		config.setConnectionTimeout(60_000);
+		config.setPoolName(name + "-" + size);
+		return new HikariDataSource(config);
 	}
 
 }
