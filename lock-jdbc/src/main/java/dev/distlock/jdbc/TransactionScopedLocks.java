@@ -18,6 +18,8 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockKeys;
 import dev.distlock.core.LockStoreException;
 
 /**
@@ -55,9 +57,11 @@ public final class TransactionScopedLocks {
 	 * @return whether the transaction now holds the lock
 	 * @throws IllegalTransactionStateException if no transaction is active on this DataSource
 	 * @throws LockStoreException if the database is not PostgreSQL or the statement failed
+	 * @throws dev.distlock.core.InvalidLockKeyException if the key is null, blank, too long or malformed (as every
+	 * lock key is checked); nothing is sent then
 	 */
 	public boolean tryLock(String key) {
-		long advisory = advisoryKey(key);
+		long advisory = advisoryKey(LockKeys.validate(key));
 		return onTransactionConnection(key, connection -> {
 			try (PreparedStatement statement = connection.prepareStatement("SELECT pg_try_advisory_xact_lock(?)")) {
 				statement.setLong(1, advisory);
@@ -78,8 +82,15 @@ public final class TransactionScopedLocks {
 	 * @throws IllegalTransactionStateException if no transaction is active on this DataSource
 	 * @throws LockStoreException if the database is not PostgreSQL or a statement failed
 	 * @throws IllegalArgumentException if {@code wait} is negative
+	 * @throws InvalidLockOptionException naming {@code wait} if it is null
+	 * @throws dev.distlock.core.InvalidLockKeyException if the key is null, blank, too long or malformed; nothing is
+	 * sent then
 	 */
 	public boolean lock(String key, Duration wait) {
+		LockKeys.validate(key);
+		if (wait == null) {
+			throw new InvalidLockOptionException("wait", "must not be null");
+		}
 		if (wait.isNegative()) {
 			throw new IllegalArgumentException("wait must not be negative: " + wait);
 		}

@@ -20,6 +20,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import com.zaxxer.hikari.HikariDataSource;
 
+import dev.distlock.core.InvalidLockKeyException;
+import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.jdbc.testsupport.TestDatabase;
 
@@ -182,6 +184,22 @@ class TransactionScopedLocksTest {
 					.isInstanceOf(LockStoreException.class)
 					.hasMessageContaining("need PostgreSQL"));
 		}
+	}
+
+	@Test
+	void aKeyThatIsNoLockKeyIsRefusedWithATypedErrorNamingItAndNothingIsLocked() {
+		tx.executeWithoutResult(status -> {
+			for (String bad : new String[] { null, "", " ", "bad\u0000key", "half\ud800", "x".repeat(600) }) {
+				assertThatThrownBy(() -> locks.tryLock(bad)).as(String.valueOf(bad)).isInstanceOf(InvalidLockKeyException.class);
+				assertThatThrownBy(() -> locks.lock(bad, Duration.ofSeconds(1))).as(String.valueOf(bad))
+					.isInstanceOf(InvalidLockKeyException.class);
+			}
+			assertThatThrownBy(() -> locks.lock(key(), null)).isInstanceOf(InvalidLockOptionException.class)
+				.hasMessageContaining("wait");
+			Integer held = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'",
+					Integer.class);
+			assertThat(held).isZero();
+		});
 	}
 
 	@Test
