@@ -228,7 +228,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	 */
 	@Override
 	public Instant storeTime() {
-		Instant now = database.run(null, "read the database clock", ADMIN_MS, false,
+		// Bounded as a lock call is: a once-per-period lock reads the clock before taking its key.
+		Instant now = database.run(null, "read the database clock", settings.callTimeout().toMillis(), false,
 				session -> session.query(sql.clock, rs -> session.dialect().instant(rs, "store_now")).get(0));
 		if (now == null) {
 			throw new LockStoreException(null, "the database answered its clock with NULL", null);

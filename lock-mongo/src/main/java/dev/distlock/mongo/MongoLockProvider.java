@@ -221,11 +221,13 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	/**
 	 * Asks the primary for its clock: the {@code localTime} of its {@code hello} reply, to the millisecond (the clock
 	 * of {@code $$NOW} and {@code $currentDate} in the lock statements, unless a mongos router sits in between).
+	 * Bounded by the settings' call timeout, as a lock call is: a once-per-period lock reads it before taking its key.
 	 * @throws dev.distlock.core.LockStoreException if the server cannot be reached or sends no time
 	 */
 	@Override
 	public Instant storeTime() {
-		Date time = MongoTopology.hello(database, "read the server clock", ADMIN_MS).getDate("localTime");
+		Date time = MongoTopology.hello(database, "read the server clock", settings.callTimeout().toMillis())
+			.getDate("localTime");
 		if (time == null) {
 			throw new LockStoreException(null, "the server's hello reply has no localTime", null);
 		}

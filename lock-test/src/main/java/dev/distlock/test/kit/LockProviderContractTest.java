@@ -1,6 +1,8 @@
 package dev.distlock.test.kit;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -33,6 +35,7 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.core.spi.StoreClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -449,6 +452,28 @@ public abstract class LockProviderContractTest implements LockIdContract, Writer
 		assertThat(template.isLocked("f")).isFalse();
 		assertThat(((OperatorSupport) provider).forceRelease(prefix + "f")).isFalse();
 		assertThatThrownBy(holder::release).isInstanceOf(LockReleaseException.class);
+	}
+
+	/**
+	 * The store's clock is the one its grants are stamped with: a lock taken between two reads of {@link StoreClock}
+	 * says it was acquired between them (to the store's precision, a millisecond at worst), whatever the JVM's clock
+	 * says. Processes whose clocks differ agree on a period's number only if this holds.
+	 */
+	@Test
+	void storeClockIsTheClockTheStoreStampsGrantsWith() {
+		Assumptions.assumeTrue(provider instanceof StoreClock, () -> provider.name() + " has no store clock");
+		StoreClock clock = (StoreClock) provider;
+		Instant before = clock.storeTime();
+		LockHandle held = template.acquire("clock", lease(LONG));
+		Instant after = clock.storeTime();
+		assertThat(after).as("second clock read").isAfterOrEqualTo(before);
+		LockInfo info = new LockOperations(template).status(StatusQuery.held().withKeyPrefix(prefix + "clock")).get(0);
+		assertThat(info.fencingToken()).isEqualTo(held.fencingToken());
+		Assumptions.assumeTrue(info.acquiredAt() != null, () -> provider.name() + " records no grant time");
+		assertThat(info.acquiredAt()).as("grant time by the store's clock")
+			.isBetween(before.truncatedTo(ChronoUnit.MILLIS), after.truncatedTo(ChronoUnit.MILLIS).plusMillis(1));
+		assertThat(template.storeTime()).as("the template reads the same clock").get()
+			.matches(time -> !time.isBefore(after.truncatedTo(ChronoUnit.MILLIS)), "not before the provider's read");
 	}
 
 	@Test

@@ -45,11 +45,13 @@ import dev.distlock.core.LockMode;
 import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.OperatorSupport;
+import dev.distlock.core.spi.StoreClock;
 import dev.distlock.test.kit.StoreRecords.StoreRecord;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -789,6 +791,47 @@ public abstract class LockTemplateSeamsTest {
 		Thread.sleep(SETTLE.toMillis());
 		assertFree(keys(entry, key));
 		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
+	}
+
+	/**
+	 * A once-per-period lock reads the store's clock before it takes its key (the period's number goes into the key):
+	 * against a paused store that read is a typed store error within about the command timeout, no body runs and no
+	 * key is taken, as for any other store call.
+	 */
+	@Test
+	void storeClockReadAgainstAPausedStoreIsATypedStoreErrorAndTakesNothing() throws Exception {
+		Assumptions.assumeTrue(provider instanceof StoreClock, () -> provider.name() + " has no store clock");
+		assertThat(template.storeTime()).isPresent(); // connections open, as in a running application
+		Duration pause = commandTimeout().plusMillis(1_500);
+		long start = System.nanoTime();
+		Assumptions.assumeTrue(pauseStore(pause), () -> provider.name() + " cannot be paused: no network in between");
+		Throwable thrown = catchThrowable(template::storeTime);
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		assertThat(thrown).as("clock read against a paused store").isInstanceOf(LockStoreException.class);
+		assertThat(took).as("time to the error").isLessThan(commandTimeout().plusSeconds(4));
+		long resumeIn = pause.toNanos() - (System.nanoTime() - start);
+		if (resumeIn > 0) {
+			TimeUnit.NANOSECONDS.sleep(resumeIn);
+		}
+		assertThat(template.storeTime()).as("clock read once the store resumed").isPresent();
+		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
+	}
+
+	/**
+	 * The store's clock read with the interrupt flag set (a period lock's first step): a time or a typed error, never
+	 * a raw one, and the flag is still set afterwards.
+	 */
+	@Test
+	void storeClockReadWithTheInterruptFlagSetKeepsTheFlag() {
+		Assumptions.assumeTrue(provider instanceof StoreClock, () -> provider.name() + " has no store clock");
+		assertThat(template.storeTime()).isPresent();
+		Thread.currentThread().interrupt();
+		Throwable thrown = catchThrowable(template::storeTime);
+		boolean flag = Thread.interrupted();
+		if (thrown != null) {
+			assertThat(thrown).as("error of a clock read with the flag set").isInstanceOf(DistributedLockException.class);
+		}
+		assertThat(flag).as("interrupt flag after the clock read").isTrue();
 	}
 
 	/**
