@@ -28,6 +28,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockStoreException;
+import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.LockRequest;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -110,6 +111,9 @@ final class LockScripts implements AutoCloseable {
 	/** The last lease's ARGV strings: most callers use one lease, so each call need not format it again. */
 	private volatile LeaseArgs lastLease = new LeaseArgs(Duration.ZERO, "1", "1");
 
+	/** The last holder's ARGV: most callers lock under one owner, so each call need not join the names again. */
+	private volatile HolderArg lastHolder = new HolderArg(new OwnerDetails("-", "-"), "-\n-");
+
 	/**
 	 * Calls on the factory; the command timeout is the Lettuce client's, or 5 s for another factory.
 	 * @param pubSub whether this client tells waiters over pub/sub (and so hands a released lock to a queued waiter)
@@ -156,20 +160,18 @@ final class LockScripts implements AutoCloseable {
 		if (request.lockId() != null || request.noExpiry()) {
 			ids.index(List.of(request), until);
 			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters(), key.ids() };
-			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
-					request.owner().host(), String.valueOf(queueStay.toMillis()), String.valueOf(attempt),
-					grantChannel, request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
+					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel,
+					request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
 		}
 		else if (queueStay.isZero()) {
 			redisKeys = new String[] { key.lock(), key.fence() };
-			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
-					request.owner().host() };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()) };
 		}
 		else {
 			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters() };
-			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
-					request.owner().host(), String.valueOf(queueStay.toMillis()), String.valueOf(attempt),
-					grantChannel };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
+					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel };
 		}
 		List<?> reply = run(LuaSources.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
@@ -413,8 +415,8 @@ final class LockScripts implements AutoCloseable {
 	}
 
 	/**
-	 * A release by lock ID: as {@link #release(String, String, boolean, Duration, String, boolean)}, but the holder's own later
-	 * release of the same token reports the lock lost.
+	 * A release by lock ID: as {@link #release(String, String, boolean, Duration, String, boolean)}, but the holder's
+	 * own later release of the same token reports the lock lost.
 	 */
 	boolean releaseById(String key, String token, boolean shared, String lockId) {
 		return release(key, token, shared, timeout, lockId, true, true, false);
@@ -702,6 +704,18 @@ final class LockScripts implements AutoCloseable {
 		return last;
 	}
 
+	/**
+	 * {@code acquire.lua}'s holder, {@code <owner>\n<host>} (neither has control characters), as it stores it.
+	 */
+	private String holder(OwnerDetails owner) {
+		HolderArg last = lastHolder;
+		if (!last.owner().equals(owner)) {
+			last = new HolderArg(owner, owner.owner() + "\n" + owner.host());
+			lastHolder = last;
+		}
+		return last.arg();
+	}
+
 	private static long number(@Nullable List<?> result, int index) {
 		if (result == null || result.size() <= index || !(result.get(index) instanceof Number number)) {
 			throw new LockStoreException(null, "Unexpected script result " + result, null);
@@ -717,6 +731,12 @@ final class LockScripts implements AutoCloseable {
 	 * A lease's ARGV: its milliseconds, and the fence hash's TTL for it (the retention, never less than the lease).
 	 */
 	private record LeaseArgs(Duration lease, String millis, String fenceTtl) {
+	}
+
+	/**
+	 * An owner's holder ARGV.
+	 */
+	private record HolderArg(OwnerDetails owner, String arg) {
 	}
 
 }

@@ -11,13 +11,13 @@ import io.lettuce.core.ScriptOutputType;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The sources of the Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so
- * its SHA is computed once and EVALSHA is used; {@link LockScripts} (and {@link RedisLockStatus} for
- * {@code status.lua}) runs them. Not on the call path: the constants are built when the class loads. Every script that changes a lock compares the owner token; each file's header
- * says what it guarantees. Redis scripts cannot call one another, so the functions several scripts need live in
- * {@code shared.lua}, which is put in front of each script that calls one of them, as its first line (Redis then
- * reports that script's line N as line N + 1); the others, the exclusive acquire and release among them, are sent as
- * written, without the prelude's closures.
+ * The sources of the Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so its
+ * SHA is computed once and EVALSHA is used; {@link LockScripts} (and {@link RedisLockStatus} for {@code status.lua})
+ * runs them. Not on the call path: the constants are built when the class loads. Every script that changes a lock
+ * compares the owner token; each file's header says what it guarantees. Redis scripts cannot call one another, so the
+ * functions several scripts need live in {@code shared.lua}, which is put in front of each script that calls one of
+ * them, as its first line (Redis then reports that script's line N as line N + 1); the others, the exclusive acquire
+ * among them (a grant defines no function), are sent as written.
  */
 final class LuaSources {
 
