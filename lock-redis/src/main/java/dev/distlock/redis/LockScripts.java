@@ -1,36 +1,97 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockStoreException;
+import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.LockRequest;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 
 /**
- * The one place that knows the KEYS and ARGV layout of the scripts that take and keep a lock: {@code acquire.lua},
- * {@code acquire-all.lua}, {@code extend.lua} and {@code extend-shared.lua} (the Lua headers say the same from the
- * other side). Also the deadline of each call (the lease it serves, with the floor and cap of {@link ScriptRunner#deadline}), and
- * the replica
- * acknowledgement of grants and extensions ({@code WAIT}) when {@code replicaAcks} is above 0. Releases are
- * {@link ReleaseScripts}'s, the withdrawal of a caller that has gone is {@link UnknownGrants}'s, and a lock ID's index
- * and records are {@link RedisLockIds}'s.
+ * The provider's calls on Redis, and the one place that knows the KEYS and ARGV layout of the lock scripts (the Lua
+ * headers say the same from the other side): {@code acquire.lua}, {@code acquire-all.lua}, {@code lasting.lua},
+ * {@code held.lua}, {@code extend.lua} and {@code extend-shared.lua} take and keep a lock; {@code release.lua} (an
+ * exclusive lock, handed to the oldest live waiter when one is queued), {@code release-shared.lua} (one shared place)
+ * and {@code force-release.lua} (whoever holds it) let it go. The scripts' sources and SHAs are {@link LuaSources}'s;
+ * a lock ID's index and records are {@link RedisLockIds}'s, which runs its scripts through this class; the cleanup of
+ * a caller that has gone is {@link OrphanedGrantCleanup}'s.
+ * <p>With a Lettuce factory the scripts go over one dedicated connection of the factory's own client (standalone,
+ * Sentinel or cluster), EVALSHA first and EVAL once on NOSCRIPT: a Spring template call costs a new connection
+ * wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of an
+ * uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
+ * <p>Every call on the dedicated connection has its own deadline: the lease it serves, never below a healthy round trip
+ * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout. A call that misses it throws; the command
+ * may still run on the server later, which is why callers clean up by owner token after a failed acquire, and a grant
+ * that arrives after its lease has passed is released, not handed out. Grants and extensions wait for replica
+ * acknowledgement ({@code WAIT}) when {@code replicaAcks} is above 0; releases never do: a release lost in a failover
+ * leaves the lock to expire with its lease, the safe direction.
  */
-final class LockScripts {
+final class LockScripts implements AutoCloseable {
 
-	private final ScriptRunner runner;
+	private static final Log logger = LogFactory.getLog(LockScripts.class);
+
+	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+	/**
+	 * The shortest call deadline, whatever the lease: a loaded machine (a GC pause, a busy CPU) can stretch a healthy
+	 * round trip to hundreds of milliseconds, and a deadline below that would report a healthy store as failed. A grant
+	 * that arrives after its lease has passed is released by the caller (the core's ran-out path, or the cleanup of an
+	 * attempt that got no answer), so a call may outlive a shorter lease safely.
+	 */
+	static final Duration MIN_DEADLINE = Duration.ofSeconds(2);
+
+	private final StringRedisTemplate template;
+
+	private final @Nullable LettuceConnectionFactory lettuce;
+
+	private final Duration timeout;
+
+	private final Object connectionLock = new Object();
+
+	private volatile @Nullable RedisClusterAsyncCommands<String, String> commands;
+
+	private volatile @Nullable StatefulConnection<String, String> connection;
+
+	private volatile boolean templateOnly;
 
 	private final RedisKeys keys;
 
 	private final RedisLockIds ids;
 
-	private final ReleaseScripts releases;
-
-	private final UnknownGrants unknownGrants;
+	private final OrphanedGrantCleanup cleanup;
 
 	private final boolean pubSub;
+
+	/** {@code release.lua}'s ARGV[2]: '1' when this client tells waiters over pub/sub (and hands off), else '0'. */
+	private final String handsOff;
 
 	private final Duration retention;
 
@@ -38,30 +99,48 @@ final class LockScripts {
 
 	private final String queueStayMillis;
 
+	/**
+	 * How long the fence hash's list of recent shared releases keeps one: twice the command timeout, at least 10 s.
+	 * Lettuce replays an unanswered command after a reconnect while the caller still waits for it, so within the
+	 * command timeout.
+	 */
+	private final String replayWindowMillis;
+
 	private final int replicaAcks;
 
 	/** The last lease's ARGV strings: most callers use one lease, so each call need not format it again. */
 	private volatile LeaseArgs lastLease = new LeaseArgs(Duration.ZERO, "1", "1");
 
-	LockScripts(ScriptRunner runner, RedisKeys keys, RedisLockIds ids, ReleaseScripts releases, boolean pubSub,
+	/** The last holder's ARGV: most callers lock under one owner, so each call need not join the names again. */
+	private volatile HolderArg lastHolder = new HolderArg(new OwnerDetails("-", "-"), "-\n-");
+
+	/**
+	 * Calls on the factory; the command timeout is the Lettuce client's, or 5 s for another factory.
+	 * @param pubSub whether this client tells waiters over pub/sub (and so hands a released lock to a queued waiter)
+	 */
+	LockScripts(RedisConnectionFactory factory, StringRedisTemplate template, RedisKeys keys, boolean pubSub,
 			Duration fenceRetention, int replicaAcks) {
-		this.runner = runner;
+		this.template = template;
+		this.lettuce = factory instanceof LettuceConnectionFactory lettuceFactory ? lettuceFactory : null;
+		this.templateOnly = lettuce == null;
+		this.timeout = lettuce != null ? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_TIMEOUT;
 		this.keys = keys;
-		this.ids = ids;
-		this.releases = releases;
-		this.unknownGrants = new UnknownGrants(releases);
 		this.pubSub = pubSub;
+		this.handsOff = pubSub ? "1" : "0";
 		this.retention = fenceRetention;
 		this.retentionMillis = String.valueOf(fenceRetention.toMillis());
 		this.queueStayMillis = String.valueOf(RedisKeys.QUEUE_STAY.toMillis());
+		this.replayWindowMillis = String.valueOf(Math.max(timeout.multipliedBy(2).toMillis(), 10_000));
 		this.replicaAcks = replicaAcks;
+		this.ids = new RedisLockIds(this, keys, fenceRetention);
+		this.cleanup = new OrphanedGrantCleanup(this);
 	}
 
 	/**
-	 * The release side, for the leases these scripts grant.
+	 * Lock IDs: their index and records, on these calls.
 	 */
-	ReleaseScripts releases() {
-		return releases;
+	RedisLockIds ids() {
+		return ids;
 	}
 
 	/**
@@ -73,7 +152,7 @@ final class LockScripts {
 	 * keeps new shared holders out)
 	 */
 	long[] acquire(LockRequest request, Duration queueStay, int attempt, String grantChannel) {
-		long until = runner.deadline(request.lease());
+		long until = deadline(request.lease());
 		RedisKeys.OfLock key = keys.of(request.key());
 		LeaseArgs lease = request.noExpiry() ? provisional(until) : leaseArgs(request.lease());
 		String[] redisKeys;
@@ -81,22 +160,20 @@ final class LockScripts {
 		if (request.lockId() != null || request.noExpiry()) {
 			ids.index(List.of(request), until);
 			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters(), key.ids() };
-			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
-					request.owner().host(), String.valueOf(queueStay.toMillis()), String.valueOf(attempt),
-					grantChannel, request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
+					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel,
+					request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
 		}
 		else if (queueStay.isZero()) {
 			redisKeys = new String[] { key.lock(), key.fence() };
-			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
-					request.owner().host() };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()) };
 		}
 		else {
 			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters() };
-			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), request.owner().owner(),
-					request.owner().host(), String.valueOf(queueStay.toMillis()), String.valueOf(attempt),
-					grantChannel };
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
+					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel };
 		}
-		List<?> reply = runner.run(RedisScripts.ACQUIRE, redisKeys, args, until);
+		List<?> reply = run(LuaSources.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
 		if (result[0] != 0 && request.noExpiry() && !lasting(List.of(request), request.lease())) {
 			// Lost between the grant and this call (its provisional lease ran out, or it was unlocked by ID): refused.
@@ -122,7 +199,7 @@ final class LockScripts {
 		String[] redisKeys = new String[requests.size() * 7];
 		String[] args = new String[requests.size() * 8 + 2];
 		Duration shortest = requests.stream().map(LockRequest::lease).min(Duration::compareTo).orElseThrow();
-		long until = runner.deadline(shortest);
+		long until = deadline(shortest);
 		String provisional = requests.stream().anyMatch(LockRequest::noExpiry) ? provisional(until).millis() : "";
 		for (int i = 0; i < requests.size(); i++) {
 			LockRequest request = requests.get(i);
@@ -148,7 +225,7 @@ final class LockScripts {
 		args[args.length - 2] = retentionMillis;
 		args[args.length - 1] = willWait && pubSub ? queueStayMillis : "0";
 		ids.index(requests, until);
-		List<?> reply = runner.run(RedisScripts.ACQUIRE_ALL, redisKeys, args, until);
+		List<?> reply = run(LuaSources.ACQUIRE_ALL, redisKeys, args, until);
 		long[] result = new long[reply == null ? 0 : reply.size()];
 		for (int i = 0; i < result.length; i++) {
 			result[i] = number(reply, i);
@@ -191,7 +268,7 @@ final class LockScripts {
 	 * provisional lease finds the lock gone and changes nothing. Whether every one was still held under its token.
 	 */
 	private boolean lasting(List<LockRequest> forever, Duration nominal) {
-		long until = runner.deadline(nominal);
+		long until = deadline(nominal);
 		String[] redisKeys = new String[forever.size() * 4];
 		String[] args = new String[forever.size() * 2];
 		for (int i = 0; i < forever.size(); i++) {
@@ -203,7 +280,7 @@ final class LockScripts {
 			args[2 * i] = forever.get(i).token();
 			args[2 * i + 1] = forever.get(i).lockId() != null ? forever.get(i).lockId() : "";
 		}
-		List<?> reply = runner.run(RedisScripts.LASTING, redisKeys, args, until);
+		List<?> reply = run(LuaSources.LASTING, redisKeys, args, until);
 		for (int i = 0; i < forever.size(); i++) {
 			if (number(reply, i) != 1) {
 				return false;
@@ -227,7 +304,7 @@ final class LockScripts {
 	 * its earlier lease, and the caller's local lease is not extended (a renewal tries again on its next tick).
 	 */
 	boolean extend(String key, String token, boolean shared, Duration lease, @Nullable String lockId) {
-		long until = runner.deadline(lease);
+		long until = deadline(lease);
 		RedisKeys.OfLock redisKeys = keys.of(key);
 		boolean held;
 		if (lockId != null) {
@@ -235,10 +312,10 @@ final class LockScripts {
 		}
 		else {
 			Long extended = shared
-					? runner.run(RedisScripts.EXTEND_SHARED,
+					? run(LuaSources.EXTEND_SHARED,
 							new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.holders() },
 							new String[] { token, millis(lease), retentionMillis }, until)
-					: runner.run(RedisScripts.EXTEND, new String[] { redisKeys.lock(), redisKeys.fence() },
+					: run(LuaSources.EXTEND, new String[] { redisKeys.lock(), redisKeys.fence() },
 							new String[] { token, millis(lease), retentionMillis }, until);
 			held = extended != null && extended == 1;
 		}
@@ -253,24 +330,17 @@ final class LockScripts {
 	 * without expiry). Bounded by the command timeout, never below a healthy round trip.
 	 */
 	boolean held(String key, String token) {
-		Long held = runner.run(RedisScripts.HELD, new String[] { keys.lock(key) }, new String[] { token },
-				runner.deadline(Duration.ofDays(1)));
+		Long held = run(LuaSources.HELD, new String[] { keys.lock(key) }, new String[] { token },
+				deadline(Duration.ofDays(1)));
 		return held != null && held == 1;
 	}
 
 	/**
 	 * Makes sure a caller that has gone holds nothing: its queue entry withdrawn, a lock held under its token released
-	 * (see {@link UnknownGrants}). Never throws.
+	 * (see {@link OrphanedGrantCleanup}). Never throws.
 	 */
 	void cleanUp(LockRequest request) {
-		unknownGrants.release(request);
-	}
-
-	/**
-	 * Stops the background retries of cleanups ({@link UnknownGrants#close}).
-	 */
-	void close() {
-		unknownGrants.close();
+		cleanup.release(request);
 	}
 
 	/**
@@ -300,7 +370,7 @@ final class LockScripts {
 	 */
 	private void awaitReleaseQuietly(String lock, Duration lease) {
 		try {
-			runner.awaitReplicas(lock, replicaAcks, runner.deadline(lease));
+			waitForReplicas(lock, replicaAcks, deadline(lease));
 		}
 		catch (RuntimeException ex) {
 			// the grant's own error is what the caller hears
@@ -309,12 +379,320 @@ final class LockScripts {
 
 	private void awaitReplicas(String lock, long until) {
 		long start = System.nanoTime();
-		long acknowledged = runner.awaitReplicas(lock, replicaAcks, until);
+		long acknowledged = waitForReplicas(lock, replicaAcks, until);
 		if (acknowledged < replicaAcks) {
 			throw new LockStoreException(null, "not acknowledged by " + replicaAcks + " replica(s) within "
 					+ TimeUnit.NANOSECONDS.toMillis(Math.max(0, until - start)) + " ms ("
 					+ (acknowledged < 0 ? "no answer to WAIT in time" : acknowledged + " did") + ")", null);
 		}
+	}
+
+	/**
+	 * Whether grants wait for replica acknowledgement: then a hand-off is taken by a round trip that writes on this
+	 * client's connection (acquire.lua's "already yours"), so a WAIT covers it.
+	 */
+	boolean acknowledges() {
+		return replicaAcks > 0;
+	}
+
+	/**
+	 * {@code release.lua} or {@code release-shared.lua}: whether this token held the lock (now or on an earlier run).
+	 * A lock taken under a lock ID also drops its record, then its entry in the ID's index (a second call, as the
+	 * index may be in another slot; a crash between leaves an entry that unlock and renew by ID drop).
+	 */
+	boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
+			boolean noExpiry) {
+		return release(key, token, shared, lease, lockId, false, noExpiry, false);
+	}
+
+	/**
+	 * The cleanup of an exclusive caller that has gone: its queue entry is withdrawn and a lock held under its token
+	 * released in the same script, so the cleanup needs no answer to take effect (sent while the server is paused, it
+	 * runs right after the acquire it cleans up after). Whether the token held the lock.
+	 */
+	boolean withdrawAndRelease(String key, String token, Duration lease, @Nullable String lockId, boolean noExpiry) {
+		return release(key, token, false, lease, lockId, false, noExpiry, true);
+	}
+
+	/**
+	 * A release by lock ID: as {@link #release(String, String, boolean, Duration, String, boolean)}, but the holder's
+	 * own later release of the same token reports the lock lost.
+	 */
+	boolean releaseById(String key, String token, boolean shared, String lockId) {
+		return release(key, token, shared, timeout, lockId, true, true, false);
+	}
+
+	private boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
+			boolean byId, boolean noExpiry, boolean withdraw) {
+		long until = deadline(lease);
+		RedisKeys.OfLock redisKeys = keys.of(key);
+		Long released = shared
+				? run(LuaSources.RELEASE_SHARED,
+						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.ids(), redisKeys.holders() },
+						// Always published: waiters of other clients may rely on it, even if this client has no pub/sub.
+						new String[] { token, redisKeys.released(), byId ? "1" : "0",
+								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
+						until)
+				: run(LuaSources.RELEASE,
+						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.waiting(), redisKeys.queue(),
+								redisKeys.waiters(), redisKeys.ids() },
+						new String[] { token, handsOff, retentionMillis, queueStayMillis,
+								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0", withdraw ? "1" : "0" },
+						until);
+		if (lockId != null) {
+			ids.unindex(lockId, token, key, until);
+		}
+		return released != null && released == 1;
+	}
+
+	/**
+	 * {@code force-release.lua}: whether a lock was removed. The evicted holders' lock-ID records go with it, and then
+	 * their entries in their IDs' indexes (one more call each, as an index may be in another slot).
+	 */
+	boolean forceRelease(String key) {
+		RedisKeys.OfLock redisKeys = keys.of(key);
+		long until = deadline(timeout);
+		List<?> reply = run(LuaSources.FORCE_RELEASE,
+				new String[] { redisKeys.lock(), redisKeys.ids(), redisKeys.holders(), redisKeys.fence() },
+				new String[] { redisKeys.released(), retentionMillis }, until);
+		if (reply == null || reply.isEmpty()) {
+			return false;
+		}
+		for (int i = 1; i + 1 < reply.size(); i += 2) {
+			ids.unindex(String.valueOf(reply.get(i + 1)), String.valueOf(reply.get(i)), key, until);
+		}
+		return reply.get(0) instanceof Number removed && removed.longValue() == 1;
+	}
+
+	/**
+	 * The deadline of a call serving a lease, from now: the lease, but never less than {@link #MIN_DEADLINE}, and
+	 * never more than the command timeout. Opens the connection first if needed, so connecting does not eat the call's
+	 * time (a failed connect throws here).
+	 */
+	long deadline(Duration lease) {
+		commands();
+		return System.nanoTime() + Math.min(Math.max(lease.toNanos(), MIN_DEADLINE.toNanos()), timeout.toNanos());
+	}
+
+	/**
+	 * Runs the script on the keys with the arguments and returns its reply: a {@code List} of Longs and Strings or a
+	 * Long, as the script's result type says.
+	 * @param untilNanos when to stop waiting for the reply ({@link #deadline(Duration)})
+	 * @throws LockStoreException if the reply does not come in time; an interrupt does not end the wait (the flag is
+	 * set again afterwards)
+	 */
+	@SuppressWarnings("unchecked")
+	<T> @Nullable T run(LuaSources.Script<T> script, String[] keys, String[] args, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		if (async == null) {
+			return template.execute(script.spring(), List.of(keys), (Object[]) args);
+		}
+		try {
+			return (T) await(async.evalsha(script.sha(), script.output(), keys, args), untilNanos);
+		}
+		catch (RedisNoScriptException ex) {
+			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
+			return (T) await(async.eval(script.text(), script.output(), keys, args), untilNanos);
+		}
+	}
+
+	/**
+	 * {@code ZREVRANGE key 0 -1 WITHSCORES} of each key (sent together, one round trip): the entries of a lock ID's
+	 * index with their scores (write times, server microseconds), newest first across the keys.
+	 */
+	List<Map.Entry<String, Double>> newestFirst(List<String> indexKeys, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		List<Map.Entry<String, Double>> entries = new ArrayList<>();
+		if (async == null) {
+			for (String indexKey : indexKeys) {
+				Set<ZSetOperations.TypedTuple<String>> members = template.opsForZSet()
+					.reverseRangeWithScores(indexKey, 0, -1);
+				if (members != null) {
+					members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+				}
+			}
+		}
+		else {
+			List<RedisFuture<List<ScoredValue<String>>>> replies = new ArrayList<>();
+			for (String indexKey : indexKeys) {
+				replies.add(async.zrevrangeWithScores(indexKey, 0, -1));
+			}
+			for (RedisFuture<List<ScoredValue<String>>> reply : replies) {
+				@SuppressWarnings("unchecked")
+				List<ScoredValue<String>> members = (List<ScoredValue<String>>) await(reply, untilNanos);
+				members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
+			}
+		}
+		entries.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+		return entries;
+	}
+
+	/**
+	 * {@code ZREM key members...} on each key (sent together, one round trip): drops entries from a lock ID's index.
+	 */
+	void unindex(List<String> indexKeys, List<String> members, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		if (async == null) {
+			indexKeys.forEach(indexKey -> template.opsForZSet().remove(indexKey, members.toArray()));
+			return;
+		}
+		List<RedisFuture<Long>> replies = new ArrayList<>();
+		for (String indexKey : indexKeys) {
+			replies.add(async.zrem(indexKey, members.toArray(new String[0])));
+		}
+		for (RedisFuture<Long> reply : replies) {
+			await(reply, untilNanos);
+		}
+	}
+
+	/**
+	 * Sends {@code WAIT replicas timeout} on the connection that ran this lock key's scripts (in a cluster, the
+	 * connection to the key's master), so it covers every write sent on it so far, and returns how many replicas
+	 * acknowledged them. The server-side timeout is nine tenths of what is left of the deadline (at least 1 ms, as 0
+	 * would block for ever), so its answer normally arrives before the caller stops waiting; one that does not (a
+	 * busy machine) counts as no acknowledgement.
+	 * @return the replicas that acknowledged, or -1 when the answer did not come by the deadline
+	 * @throws LockStoreException if the scripts run through the template, whose connection for a call is not known
+	 */
+	long waitForReplicas(String redisKey, int replicas, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		if (async == null) {
+			throw new LockStoreException(null, "Replica acknowledgement needs the provider's own Lettuce connection "
+					+ "(a LettuceConnectionFactory whose client has a default URI, or a cluster)", null);
+		}
+		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNanos - System.nanoTime()) * 9 / 10);
+		BaseRedisAsyncCommands<String, String> target = async;
+		StatefulConnection<String, String> open = connection;
+		if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
+			RedisURI master = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey)).getUri();
+			// Slot-routed commands use the node connection keyed by host and port: the same one EVALSHA went over.
+			target = cluster.getConnection(master.getHost(), master.getPort()).async();
+		}
+		Object acknowledged;
+		try {
+			acknowledged = await(target.waitForReplication(replicas, waitMillis), untilNanos);
+		}
+		catch (LockStoreException ex) {
+			if (ex.getCause() instanceof TimeoutException) {
+				return -1;
+			}
+			throw ex;
+		}
+		return acknowledged instanceof Number number ? number.longValue() : 0;
+	}
+
+	/**
+	 * Waits for the reply until the deadline, through interrupts: a lock command abandoned halfway could leave a lock
+	 * granted to nobody, so an interrupt is kept for the caller to honour once the reply is in.
+	 */
+	private static Object await(RedisFuture<?> reply, long untilNanos) {
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return reply.get(Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		catch (TimeoutException ex) {
+			throw new LockStoreException(null, "Redis did not answer in time", ex);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new LockStoreException(null, "Redis failed: " + ex.getCause(), ex.getCause());
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * The connection's command timeout, the longest any call waits.
+	 */
+	Duration timeout() {
+		return timeout;
+	}
+
+	/**
+	 * Stops the background retries of cleanups ({@link OrphanedGrantCleanup#close}) and closes the dedicated
+	 * connection.
+	 */
+	@Override
+	public void close() {
+		cleanup.close();
+		StatefulConnection<String, String> open;
+		synchronized (connectionLock) {
+			templateOnly = true;
+			commands = null;
+			open = connection;
+			connection = null;
+		}
+		if (open != null) {
+			open.closeAsync();
+		}
+	}
+
+	private @Nullable RedisClusterAsyncCommands<String, String> commands() {
+		RedisClusterAsyncCommands<String, String> sync = commands;
+		if (sync != null || templateOnly) {
+			return sync;
+		}
+		synchronized (connectionLock) {
+			if (commands == null && !templateOnly) {
+				open();
+			}
+			return commands;
+		}
+	}
+
+	/**
+	 * Opens the dedicated connection. Connection failures propagate (the caller turns them into a store error and the
+	 * next call tries again); a client that cannot open connections by itself leaves the template in charge for good.
+	 */
+	private void open() {
+		LettuceConnectionFactory factory = lettuce;
+		if (factory == null) {
+			templateOnly = true;
+			return;
+		}
+		AbstractRedisClient client;
+		try {
+			client = factory.getRequiredNativeClient();
+		}
+		catch (IllegalStateException ex) {
+			return; // factory not started yet: this call goes through the template, which starts or fails it
+		}
+		StatefulConnection<String, String> opened;
+		RedisClusterAsyncCommands<String, String> sync;
+		try {
+			if (client instanceof RedisClusterClient cluster) {
+				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
+				sync = clusterConnection.async();
+				opened = clusterConnection;
+			}
+			else {
+				StatefulRedisConnection<String, String> standalone = ((RedisClient) client).connect(StringCodec.UTF8);
+				sync = standalone.async();
+				opened = standalone;
+			}
+		}
+		catch (IllegalStateException | ClassCastException ex) {
+			// E.g. a static master/replica setup, whose client has no default URI: Spring routes the connections.
+			logger.debug("Lock scripts run through RedisTemplate: " + ex.getMessage());
+			templateOnly = true;
+			return;
+		}
+		opened.setTimeout(timeout);
+		connection = opened;
+		commands = sync;
+		logger.debug("Opened the lock-script connection");
 	}
 
 	private LeaseArgs leaseArgs(Duration lease) {
@@ -327,11 +705,15 @@ final class LockScripts {
 	}
 
 	/**
-	 * Whether grants wait for replica acknowledgement: then a hand-off is taken by a round trip that writes on this
-	 * client's connection (acquire.lua's "already yours"), so a WAIT covers it.
+	 * {@code acquire.lua}'s holder, {@code <owner>\n<host>} (neither has control characters), as it stores it.
 	 */
-	boolean acknowledges() {
-		return replicaAcks > 0;
+	private String holder(OwnerDetails owner) {
+		HolderArg last = lastHolder;
+		if (!last.owner().equals(owner)) {
+			last = new HolderArg(owner, owner.owner() + "\n" + owner.host());
+			lastHolder = last;
+		}
+		return last.arg();
 	}
 
 	private static long number(@Nullable List<?> result, int index) {
@@ -349,6 +731,12 @@ final class LockScripts {
 	 * A lease's ARGV: its milliseconds, and the fence hash's TTL for it (the retention, never less than the lease).
 	 */
 	private record LeaseArgs(Duration lease, String millis, String fenceTtl) {
+	}
+
+	/**
+	 * An owner's holder ARGV.
+	 */
+	private record HolderArg(OwnerDetails owner, String arg) {
 	}
 
 }

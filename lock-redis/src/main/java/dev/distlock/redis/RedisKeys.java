@@ -15,8 +15,9 @@ import dev.distlock.core.InvalidLockKeyException;
  * <ul>
  * <li>{@code <namespace>:{<key>}}: the lock, a string holding the owner token (exclusive) or a sorted set of owner
  * tokens scored by expiry in server milliseconds (shared)</li>
- * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n}, the last first-holder's
- * {@code owner}, {@code host}, {@code at} and {@code mode}, the last exclusive release {@code r} ({@code <token>}, or
+ * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n}, the last first-holder {@code h}
+ * ({@code <owner>\n<host>}, plus {@code \n<grant time ms>} when that is not {@code n / 1000}), the last exclusive
+ * release {@code r} ({@code <token>}, or
  * {@code <token> unlocked} by lock ID) and the recent shared releases {@code rs} (a JSON list, at most 64, of the last
  * twice the command timeout or 10 s), so a replayed release answers as its first run did; it expires after the fence
  * retention, counted from the last grant, and never before the lock (persistent while the lock has no expiry)</li>

@@ -57,7 +57,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public boolean release() {
-		return scripts.releases().release(key, token, shared, lease, lockId, noExpiry);
+		return scripts.release(key, token, shared, lease, lockId, noExpiry);
 	}
 
 	@Override

@@ -23,14 +23,14 @@ import dev.distlock.core.spi.LockRequest;
  */
 final class RedisLockIds {
 
-	private final ScriptRunner runner;
+	private final LockScripts scripts;
 
 	private final RedisKeys keys;
 
 	private final Duration retention;
 
-	RedisLockIds(ScriptRunner runner, RedisKeys keys, Duration fenceRetention) {
-		this.runner = runner;
+	RedisLockIds(LockScripts scripts, RedisKeys keys, Duration fenceRetention) {
+		this.scripts = scripts;
 		this.keys = keys;
 		this.retention = fenceRetention;
 	}
@@ -63,7 +63,7 @@ final class RedisLockIds {
 				args[2 * i + 1] = member(same.get(i).token(), same.get(i).key());
 				args[2 * i + 2] = same.get(i).noExpiry() ? "1" : "0";
 			}
-			runner.run(RedisScripts.INDEX, indexKeys(request.lockId()), args, until);
+			scripts.run(LuaSources.INDEX, indexKeys(request.lockId()), args, until);
 		}
 	}
 
@@ -73,7 +73,7 @@ final class RedisLockIds {
 	 * the token still held the lock.
 	 */
 	boolean extend(String key, String token, String lockId, Duration lease, long until) {
-		runner.run(RedisScripts.INDEX, indexKeys(lockId),
+		scripts.run(LuaSources.INDEX, indexKeys(lockId),
 				new String[] { String.valueOf(indexTtl(lease)), member(token, key), "x" }, until);
 		IdMember member = idMember(key, token, lockId, Math.max(1, lease.toMillis()));
 		return member != null && member.held();
@@ -81,7 +81,7 @@ final class RedisLockIds {
 
 	/** Removes one lock's entry from its lock ID's index: its holder, or its refused or withdrawn caller, is done. */
 	void unindex(String lockId, String token, String key, long until) {
-		runner.unindex(List.of(indexKeys(lockId)), List.of(member(token, key)), until);
+		scripts.unindex(List.of(indexKeys(lockId)), List.of(member(token, key)), until);
 	}
 
 	/**
@@ -90,7 +90,7 @@ final class RedisLockIds {
 	 * members are dropped. Entries whose lock was released or dropped leave the index; an entry without a record stays
 	 * while its acquire may still be in flight ({@link #trim}), so a lock granted meanwhile stays reachable by its ID.
 	 */
-	List<LockInfo> unlock(String lockId, ReleaseScripts releases) {
+	List<LockInfo> unlock(String lockId) {
 		List<LockInfo> released = new ArrayList<>();
 		List<Map.Entry<String, Double>> entries = members(lockId);
 		List<String> trim = new ArrayList<>();
@@ -105,13 +105,13 @@ final class RedisLockIds {
 				if (found == null) {
 					resolved = false;
 				}
-				else if (found.held() && releases.releaseById(key, token, found.shared(), lockId)) {
+				else if (found.held() && scripts.releaseById(key, token, found.shared(), lockId)) {
 					released.add(info(found, lockId));
 				}
 			}
 			addTrim(trim, entry, resolved ? "r" : "p");
 		}
-		trim(lockId, trim, 0, runner.deadline(runner.timeout()));
+		trim(lockId, trim, 0, scripts.deadline(scripts.timeout()));
 		return released;
 	}
 
@@ -125,7 +125,7 @@ final class RedisLockIds {
 		List<LockInfo> renewed = new ArrayList<>();
 		List<LockInfo> expired = new ArrayList<>();
 		List<String> trim = new ArrayList<>();
-		long until = runner.deadline(runner.timeout());
+		long until = scripts.deadline(scripts.timeout());
 		List<Map.Entry<String, Double>> entries = members(lockId);
 		extendIndex(lockId, ttl, until);
 		for (Map.Entry<String, Double> entry : entries) {
@@ -150,7 +150,7 @@ final class RedisLockIds {
 	 * the queue stay more.
 	 */
 	private void extendIndex(String lockId, Duration ttl, long until) {
-		runner.run(RedisScripts.INDEX, indexKeys(lockId), new String[] { String.valueOf(indexTtl(ttl)) }, until);
+		scripts.run(LuaSources.INDEX, indexKeys(lockId), new String[] { String.valueOf(indexTtl(ttl)) }, until);
 	}
 
 	private long indexTtl(Duration ttl) {
@@ -180,7 +180,7 @@ final class RedisLockIds {
 		if (trim.isEmpty()) {
 			return;
 		}
-		long graceMicros = TimeUnit.NANOSECONDS.toMicros(runner.timeout().toNanos()
+		long graceMicros = TimeUnit.NANOSECONDS.toMicros(scripts.timeout().toNanos()
 				+ RedisKeys.QUEUE_STAY.toNanos() + TimeUnit.SECONDS.toNanos(1));
 		String[] args = new String[trim.size() + 2];
 		args[0] = String.valueOf(graceMicros);
@@ -188,7 +188,7 @@ final class RedisLockIds {
 		for (int i = 0; i < trim.size(); i++) {
 			args[i + 2] = trim.get(i);
 		}
-		runner.run(RedisScripts.INDEX_TRIM, indexKeys(lockId), args, until);
+		scripts.run(LuaSources.INDEX_TRIM, indexKeys(lockId), args, until);
 	}
 
 	/** A score as index.lua wrote it: integer microseconds, exact in a double. */
@@ -205,7 +205,7 @@ final class RedisLockIds {
 	 * The entries of a lock ID's index with their scores, newest first.
 	 */
 	private List<Map.Entry<String, Double>> members(String lockId) {
-		return runner.newestFirst(List.of(indexKeys(lockId)), runner.deadline(runner.timeout()));
+		return scripts.newestFirst(List.of(indexKeys(lockId)), scripts.deadline(scripts.timeout()));
 	}
 
 	/**
@@ -214,10 +214,10 @@ final class RedisLockIds {
 	 */
 	private @Nullable IdMember idMember(String key, String token, String lockId, long ttlMillis) {
 		RedisKeys.OfLock redisKeys = keys.of(key);
-		List<?> reply = runner.run(RedisScripts.ID_MEMBER,
+		List<?> reply = scripts.run(LuaSources.ID_MEMBER,
 				new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.ids(), redisKeys.holders() },
 				new String[] { token, lockId, String.valueOf(ttlMillis), String.valueOf(retention.toMillis()) },
-				runner.deadline(runner.timeout()));
+				scripts.deadline(scripts.timeout()));
 		if (reply == null || reply.isEmpty() || "-1".equals(String.valueOf(reply.get(0)))) {
 			return null;
 		}

@@ -66,13 +66,9 @@ public final class RedisLockProvider
 
 	private final RedisLockStatus status;
 
-	private final ScriptRunner runner;
-
 	private final LockScripts scripts;
 
 	private final RedisLockIds ids;
-
-	private final ReleaseScripts releases;
 
 	private final PubSubChannels channels;
 
@@ -94,14 +90,12 @@ public final class RedisLockProvider
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = new RedisKeys(settings.namespace());
 		this.cluster = !(connectionFactory instanceof LettuceConnectionFactory lettuce) || lettuce.isClusterAware();
-		this.runner = new ScriptRunner(connectionFactory, redis);
-		this.status = new RedisLockStatus(redis, keys, runner.timeout());
 		this.channels = new PubSubChannels(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null,
 				message -> RedisAcquisition.route(message, queued));
-		this.ids = new RedisLockIds(runner, keys, settings.fenceRetention());
-		this.releases = new ReleaseScripts(runner, keys, ids, channels.enabled(), settings.fenceRetention());
-		this.scripts = new LockScripts(runner, keys, ids, releases, channels.enabled(), settings.fenceRetention(),
+		this.scripts = new LockScripts(connectionFactory, redis, keys, channels.enabled(), settings.fenceRetention(),
 				settings.replicaAcks());
+		this.ids = scripts.ids();
+		this.status = new RedisLockStatus(redis, keys, scripts.timeout());
 	}
 
 	/** The settings this provider runs with. */
@@ -181,7 +175,7 @@ public final class RedisLockProvider
 	 */
 	@Override
 	public List<LockInfo> unlock(String lockId) {
-		return call(() -> ids.unlock(lockId, releases));
+		return call(() -> ids.unlock(lockId));
 	}
 
 	/**
@@ -208,7 +202,7 @@ public final class RedisLockProvider
 	 */
 	@Override
 	public boolean forceRelease(String key) {
-		return call(() -> releases.forceRelease(key));
+		return call(() -> scripts.forceRelease(key));
 	}
 
 	/**
@@ -247,7 +241,6 @@ public final class RedisLockProvider
 	public void close() {
 		scripts.close();
 		channels.close();
-		runner.close();
 	}
 
 	PubSubChannels channels() {

@@ -98,7 +98,7 @@ final class RedisLockStatus {
 		List<?> reply;
 		try {
 			reply = connection.scriptingCommands()
-				.evalSha(RedisScripts.STATUS.sha(), ReturnType.MULTI, keyBytes.length, keyBytes);
+				.evalSha(LuaSources.STATUS.sha(), ReturnType.MULTI, keyBytes.length, keyBytes);
 		}
 		catch (RuntimeException ex) {
 			if (!isNoScript(ex)) {
@@ -106,7 +106,7 @@ final class RedisLockStatus {
 			}
 			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
 			reply = connection.scriptingCommands()
-				.eval(RedisScripts.STATUS.text().getBytes(StandardCharsets.UTF_8), ReturnType.MULTI, keyBytes.length,
+				.eval(LuaSources.STATUS.text().getBytes(StandardCharsets.UTF_8), ReturnType.MULTI, keyBytes.length,
 						keyBytes);
 		}
 		return rows(lockKeys, reply, lockId);
@@ -131,7 +131,7 @@ final class RedisLockStatus {
 		RedisClusterAsyncCommands<byte[], byte[]> async = (RedisClusterAsyncCommands<byte[], byte[]>) nativeAsync;
 		List<RedisFuture<List<?>>> replies = new ArrayList<>(bySlot.size());
 		for (List<String> group : bySlot.values()) {
-			replies.add(async.evalsha(RedisScripts.STATUS.sha(), ScriptOutputType.MULTI, keyBytes(group)));
+			replies.add(async.evalsha(LuaSources.STATUS.sha(), ScriptOutputType.MULTI, keyBytes(group)));
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
 		int i = 0;
@@ -142,7 +142,7 @@ final class RedisLockStatus {
 			}
 			catch (RedisNoScriptException ex) {
 				// That node lost its script cache: EVAL caches it again there.
-				reply = await(async.eval(RedisScripts.STATUS.text(), ScriptOutputType.MULTI, keyBytes(group)),
+				reply = await(async.eval(LuaSources.STATUS.text(), ScriptOutputType.MULTI, keyBytes(group)),
 						System.nanoTime() + timeout.toNanos());
 			}
 			infos.addAll(rows(group, reply, lockId));

@@ -5,7 +5,7 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What a native image needs of this module: the Lua scripts, which {@link RedisScripts} reads from the class path when
+ * What a native image needs of this module: the Lua scripts, which {@link LuaSources} reads from the class path when
  * it is first loaded. Without them the first lock fails with "Lua script ... is missing from the class path".
  */
 final class RedisRuntimeHints implements RuntimeHintsRegistrar {

@@ -146,8 +146,10 @@ for i = 1, n do
 		local token = math.max(tonumber(redis.call('HGET', fence, 'n') or '0') + 1, micros)
 		result[i + 1] = token
 		if empty[i] then
-			redis.call('HSET', fence, 'n', string.format('%.0f', token), 'owner', ARGV[a + 5], 'host', ARGV[a + 6],
-				'at', string.format('%.0f', now), 'mode', shared and 's' or 'x')
+			-- The holder as acquire.lua writes it, with the grant time as a third line: later shared holders move
+			-- the counter on but not the first holder's details.
+			redis.call('HSET', fence, 'n', string.format('%.0f', token), 'h',
+				ARGV[a + 5] .. '\n' .. ARGV[a + 6] .. '\n' .. string.format('%.0f', now))
 		else
 			redis.call('HSET', fence, 'n', string.format('%.0f', token))
 		end

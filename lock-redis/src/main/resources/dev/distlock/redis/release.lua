@@ -8,9 +8,10 @@
 -- The waiting mark (set by every refused attempt of a caller that waits, see acquire.lua and acquire-all.lua) is
 -- deleted with the lock in one DEL; only if it was there does the release look at the queue and publish. When waiters
 -- are queued, the lock passes in the same atomic step to the oldest waiter whose entry is still valid by the server's
--- clock: the lock key takes that waiter's token and lease, the fencing counter and holder details move on exactly as
--- in acquire.lua, and the grant is published as 'g <token> <fencing token> <attempt>' on the waiter's client's own
--- grant channel, so only that waiter wakes, already holding the lock. With nobody queued the lock is deleted and '1'
+-- clock: the lock key takes that waiter's token and lease, the fencing counter and holder details move on as in
+-- acquire.lua (the holder with its grant time as a third line), and the grant is published as
+-- 'g <token> <fencing token> <attempt>' on the waiter's client's own grant channel, so only that waiter wakes, already
+-- holding the lock. With nobody queued the lock is deleted and '1'
 -- on '<lock key>:released' wakes any other waiter. A client without pub/sub never hands off, but still publishes when
 -- the mark was there, as waiters of other clients may rely on it.
 -- Lock IDs: a lock taken under one (ARGV[5] '1', or '2' for a release by ID) drops its record from the ids hash (which
@@ -87,8 +88,7 @@ while true do
 			end
 			redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
 			local fence = math.max(tonumber(redis.call('HGET', KEYS[2], 'n') or '0') + 1, t[1] * 1000000 + t[2])
-			redis.call('HSET', KEYS[2], 'n', string.format('%.0f', fence), 'owner', waiter[4], 'host', waiter[5],
-				'at', at, 'mode', 'x')
+			redis.call('HSET', KEYS[2], 'n', string.format('%.0f', fence), 'h', waiter[4] .. '\n' .. waiter[5] .. '\n' .. at)
 			redis.call('PEXPIRE', KEYS[2], math.max(tonumber(ARGV[3]), tonumber(lease)))
 			-- A waiter of a client without pub/sub has no grant channel: it finds the lock its own on its next attempt.
 			if waiter[6] ~= '' then

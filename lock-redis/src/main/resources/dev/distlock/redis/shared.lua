@@ -1,4 +1,4 @@
--- Functions shared by the scripts. Redis scripts cannot call each other, so RedisScripts puts this file, joined into
+-- Functions shared by the scripts. Redis scripts cannot call each other, so LuaSources puts this file, joined into
 -- ONE line, in front of each script that calls one of these functions (Redis reports such a script's line N as
 -- line N + 1).
 -- Rules for this file, as it becomes one line: every statement ends with 'end' or a closing bracket, and comments

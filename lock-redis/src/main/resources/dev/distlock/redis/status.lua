@@ -51,15 +51,24 @@ for i = 1, #KEYS, 4 do
 				record = cjson.decode(entry)
 			end
 		end
-		local d = redis.call('HMGET', KEYS[i + 1], 'n', 'owner', 'host', 'at', 'mode')
+		-- The holder 'h' is '<owner>\n<host>', plus '\n<at ms>' when the grant time is not the token's (token / 1000);
+		-- a hash written before 'h' existed has 'owner', 'host' and 'at'.
+		local d = redis.call('HMGET', KEYS[i + 1], 'n', 'h', 'owner', 'host', 'at')
+		local owner, host, at = d[3] or '', d[4] or '', d[5] or ''
+		if d[2] then
+			owner, host, at = string.match(d[2], '^(.-)\n([^\n]*)\n?(%d*)$')
+			if at == '' and d[1] then
+				at = string.format('%.0f', math.floor(tonumber(d[1]) / 1000))
+			end
+		end
 		out[#out + 1] = kind
 		out[#out + 1] = redis.call('PTTL', KEYS[i])
 		out[#out + 1] = holders
 		out[#out + 1] = d[1] or '0'
-		out[#out + 1] = d[2] or ''
-		out[#out + 1] = d[3] or ''
-		out[#out + 1] = d[4] or ''
-		out[#out + 1] = d[5] or ''
+		out[#out + 1] = owner or ''
+		out[#out + 1] = host or ''
+		out[#out + 1] = at or ''
+		out[#out + 1] = kind == 'zset' and 's' or 'x'
 		if record then
 			out[#out + 1] = record[1]
 			out[#out + 1] = tostring(record[6])

@@ -26,7 +26,9 @@ import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
+import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.redis.testsupport.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -150,11 +152,10 @@ class RedisLockProviderProtocolTest {
 		Lease lease = provider.tryAcquire(request("layout", "token-1")).orElseThrow();
 		assertThat(server.redis().opsForValue().get("distlock:{layout}")).isEqualTo("token-1");
 		assertThat(server.redis().<String, String>opsForHash().entries("distlock:{layout}:fence"))
+			// The holder is one field; its grant time is the token's (server TIME in microseconds / 1000).
+			.containsOnlyKeys("n", "h")
 			.containsEntry("n", String.valueOf(lease.fencingToken()))
-			.containsEntry("owner", "protocol-test")
-			.containsEntry("host", "test-host")
-			.containsEntry("mode", "x")
-			.containsKey("at");
+			.containsEntry("h", "protocol-test\ntest-host");
 		assertThat(lease.release()).isTrue();
 		assertThat(server.redis().hasKey("distlock:{layout}")).isFalse();
 		// The fence hash outlives the lock by the retention (a day by default), then goes.
@@ -176,6 +177,37 @@ class RedisLockProviderProtocolTest {
 		assertThat(provider.tryAcquire(request("fence-floor", "t2")).orElseThrow().fencingToken()).isEqualTo(ahead + 1);
 		assertThat(server.redis().opsForHash().get("distlock:{fence-floor}:fence", "n"))
 			.isEqualTo(String.valueOf(ahead + 1));
+	}
+
+	@Test
+	void statusReadsTheGrantTimeFromTheTokenOrFromTheHolderWhenTheCounterDecidedTheToken() {
+		long before = serverMillis();
+		Lease lease = provider.tryAcquire(request("when", "t1")).orElseThrow();
+		LockInfo info = statusOf("when");
+		assertThat(info.owner()).isEqualTo("protocol-test");
+		assertThat(info.host()).isEqualTo("test-host");
+		assertThat(info.mode()).isEqualTo(LockMode.EXCLUSIVE);
+		assertThat(info.acquiredAt()).isEqualTo(Instant.ofEpochMilli(lease.fencingToken() / 1000));
+		assertThat(info.acquiredAt().toEpochMilli()).isBetween(before, serverMillis());
+		assertThat(lease.release()).isTrue();
+
+		// A counter an hour ahead of the clock: the token is the counter's, so the grant time is written with it.
+		long ahead = lease.fencingToken() + 3_600_000_000L;
+		server.redis().opsForHash().put("distlock:{when}:fence", "n", String.valueOf(ahead));
+		long again = serverMillis();
+		assertThat(provider.tryAcquire(request("when", "t2")).orElseThrow().fencingToken()).isEqualTo(ahead + 1);
+		info = statusOf("when");
+		assertThat(info.owner()).isEqualTo("protocol-test");
+		assertThat(info.host()).isEqualTo("test-host");
+		assertThat(info.acquiredAt().toEpochMilli()).isBetween(again, serverMillis());
+	}
+
+	private LockInfo statusOf(String key) {
+		return provider.status(StatusQuery.all())
+			.stream()
+			.filter(info -> info.key().equals(key))
+			.findFirst()
+			.orElseThrow();
 	}
 
 	@Test

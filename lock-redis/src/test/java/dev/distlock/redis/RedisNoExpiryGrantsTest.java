@@ -58,9 +58,9 @@ class RedisNoExpiryGrantsTest {
 		RedisKeys.OfLock keys = new RedisKeys(NS).of("orphan");
 		String lock = keys.lock();
 		// What a caller that died before the reply leaves: acquire.lua ran, lasting.lua never did.
-		List<?> reply = server.redis().execute(RedisScripts.ACQUIRE.spring(),
+		List<?> reply = server.redis().execute(LuaSources.ACQUIRE.spring(),
 				List.of(lock, keys.fence(), keys.waiting(), keys.queue(), keys.waiters(), keys.ids()),
-				"t-orphan", "1000", "1000", "o", "h", "0", "0", "", "job", "1");
+				"t-orphan", "1000", "1000", "o\nh", "0", "0", "", "job", "1");
 		assertThat(reply.get(0)).isEqualTo(1L);
 		assertThat(server.redis().getExpire(lock, TimeUnit.MILLISECONDS)).isBetween(1L, 1000L);
 		assertThat(server.redis().getExpire(keys.ids())).isNotEqualTo(-1L);
@@ -77,7 +77,7 @@ class RedisNoExpiryGrantsTest {
 				LockMode.EXCLUSIVE, 1, OWNER, "job", true)).orElseThrow();
 
 		// Past the provisional lease: twice the call's bound, here the 2 s floor of a 1 ms nominal lease.
-		Thread.sleep(ScriptRunner.MIN_DEADLINE.multipliedBy(2).plusMillis(500).toMillis());
+		Thread.sleep(LockScripts.MIN_DEADLINE.multipliedBy(2).plusMillis(500).toMillis());
 		assertThat(server.redis().getExpire(NS + ":{kept}")).isEqualTo(-1L);
 		assertThat(server.redis().opsForZSet().score(NS + ":{kept}", "t-kept")).isEqualTo(Double.POSITIVE_INFINITY);
 		assertThat(server.redis().getExpire(NS + ":{kept-x}")).isEqualTo(-1L);

@@ -36,23 +36,19 @@ class RedisReplayAnswersTest {
 
 	private RedisLockProvider provider;
 
-	private ScriptRunner runner;
-
-	private ReleaseScripts releases;
+	private LockScripts releases;
 
 	@BeforeEach
 	void open() {
 		RedisLockSettings settings = new RedisLockSettings(NS, true);
 		provider = new RedisLockProvider(server.factory(), settings);
-		runner = new ScriptRunner(server.factory(), server.redis());
-		RedisKeys keys = new RedisKeys(NS);
-		releases = new ReleaseScripts(runner, keys, new RedisLockIds(runner, keys, settings.fenceRetention()), true,
-				settings.fenceRetention());
+		releases = new LockScripts(server.factory(), server.redis(), new RedisKeys(NS), true,
+				settings.fenceRetention(), 0);
 	}
 
 	@AfterEach
 	void close() {
-		runner.close();
+		releases.close();
 		provider.close();
 		Set<String> keys = server.redis().keys(NS + ":*");
 		if (!keys.isEmpty()) {

@@ -39,8 +39,8 @@ class RedisRuntimeHintsTest {
 		RuntimeHints hints = hintsFromAotFactories();
 
 		assertThat(RuntimeHintsPredicates.resource().forResource(org.springframework.aot.hint.TypeReference.of(
-				RedisScripts.class), "acquire-all.lua")).accepts(hints);
-		assertThat(RuntimeHintsPredicates.resource().forResource("dev/distlock/redis/RedisScripts.class"))
+				LuaSources.class), "acquire-all.lua")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.resource().forResource("dev/distlock/redis/LuaSources.class"))
 			.rejects(hints);
 	}
 

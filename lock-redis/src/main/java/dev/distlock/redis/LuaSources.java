@@ -11,61 +11,62 @@ import io.lettuce.core.ScriptOutputType;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so its SHA is
- * computed once and EVALSHA is used. Every script that changes a lock compares the owner token; each file's header
- * says what it guarantees. Redis scripts cannot call one another, so the functions several scripts need live in
- * {@code shared.lua}, which is put in front of each script that calls one of them, as its first line (Redis then
- * reports that script's line N as line N + 1); the others, the exclusive acquire and release among them, are sent as
- * written.
+ * The sources of the Lua scripts, each read once from its {@code .lua} resource beside this class into a String, so its
+ * SHA is computed once and EVALSHA is used; {@link LockScripts} (and {@link RedisLockStatus} for {@code status.lua})
+ * runs them. Not on the call path: the constants are built when the class loads. Every script that changes a lock
+ * compares the owner token; each file's header says what it guarantees. Redis scripts cannot call one another, so the
+ * functions several scripts need live in {@code shared.lua}, which is put in front of each script that calls one of
+ * them, as its first line (Redis then reports that script's line N as line N + 1); the others, the exclusive acquire
+ * among them (a grant defines no function), are sent as written.
  */
-final class RedisScripts {
+final class LuaSources {
 
 	/**
 	 * SET NX PX + fencing token max(counter + 1, server TIME in us) + holder details; a waiting caller joins the FIFO
 	 * waiter queue; {1, fence}, {2, fence} (already handed over) or {0, PTTL}.
 	 */
-	static final LuaScript<List<?>> ACQUIRE = load("acquire.lua", List.class);
+	static final Script<List<?>> ACQUIRE = load("acquire.lua", List.class);
 
 	/** All-or-nothing shared/exclusive acquire of one or more same-slot locks; {1, fences...} or {0, PTTL}. */
-	static final LuaScript<List<?>> ACQUIRE_ALL = load("acquire-all.lua", List.class);
+	static final Script<List<?>> ACQUIRE_ALL = load("acquire-all.lua", List.class);
 
 	/** Compare-and-delete of an exclusive lock, or a hand-off to the oldest live waiter; replay-safe; 1/0. */
-	static final LuaScript<Long> RELEASE = load("release.lua", Long.class);
+	static final Script<Long> RELEASE = load("release.lua", Long.class);
 
 	/**
 	 * Makes grants without expiry lasting once their caller has the reply (they were granted with a provisional lease,
 	 * so a grant whose reply nobody got ends by itself); per lock 1 if it still held the lock under its token, else 0.
 	 */
-	static final LuaScript<List<?>> LASTING = load("lasting.lua", List.class);
+	static final Script<List<?>> LASTING = load("lasting.lua", List.class);
 
 	/** Whether a token holds a lock now, exclusive or shared, changing nothing; 1 or 0. */
-	static final LuaScript<Long> HELD = load("held.lua", Long.class);
+	static final Script<Long> HELD = load("held.lua", Long.class);
 
 	/** Compare-and-pexpire of an exclusive lock; 1 or 0. */
-	static final LuaScript<Long> EXTEND = load("extend.lua", Long.class);
+	static final Script<Long> EXTEND = load("extend.lua", Long.class);
 
 	/** Removes one live shared place, publishing the release; 1 or 0. */
-	static final LuaScript<Long> RELEASE_SHARED = load("release-shared.lua", Long.class);
+	static final Script<Long> RELEASE_SHARED = load("release-shared.lua", Long.class);
 
 	/** Moves one live shared place's expiry; 1 or 0. */
-	static final LuaScript<Long> EXTEND_SHARED = load("extend-shared.lua", Long.class);
+	static final Script<Long> EXTEND_SHARED = load("extend-shared.lua", Long.class);
 
 	/** Deletes a lock whoever holds it, keeping its fencing counter, and publishes the release; {1 or 0, token, lock ID...}. */
-	static final LuaScript<List<?>> FORCE_RELEASE = load("force-release.lua", List.class);
+	static final Script<List<?>> FORCE_RELEASE = load("force-release.lua", List.class);
 
 	/** Adds members to a lock ID's index, scored by server time; the count added. */
-	static final LuaScript<Long> INDEX = load("index.lua", Long.class);
+	static final Script<Long> INDEX = load("index.lua", Long.class);
 
 	/** Drops the entries of a lock ID's index that no lock can still be granted under; the number removed. */
-	static final LuaScript<Long> INDEX_TRIM = load("index-trim.lua", Long.class);
+	static final Script<Long> INDEX_TRIM = load("index-trim.lua", Long.class);
 
 	/** Reads, renews or drops one member of a lock ID by its owner token and ID; its details, as text. */
-	static final LuaScript<List<?>> ID_MEMBER = load("id-member.lua", List.class);
+	static final Script<List<?>> ID_MEMBER = load("id-member.lua", List.class);
 
 	/** A read-only snapshot of a page of locks and their fence hashes and ids hashes (same slot in a cluster), 11 fields each. */
-	static final LuaScript<List<?>> STATUS = load("status.lua", List.class);
+	static final Script<List<?>> STATUS = load("status.lua", List.class);
 
-	private RedisScripts() {
+	private LuaSources() {
 	}
 
 	/**
@@ -92,7 +93,7 @@ final class RedisScripts {
 	 * One script: Spring's form for template calls, and its SHA, text and Lettuce reply type, kept as plain fields so
 	 * the hot path takes no lock ({@code DefaultRedisScript.getSha1()} synchronises on every call).
 	 */
-	record LuaScript<T>(RedisScript<T> spring, String sha, String text, ScriptOutputType output) {
+	record Script<T>(RedisScript<T> spring, String sha, String text, ScriptOutputType output) {
 	}
 
 	/**
@@ -101,15 +102,15 @@ final class RedisScripts {
 	 * shared by all threads.
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static <T> LuaScript<T> load(String name, Class type) {
+	private static <T> Script<T> load(String name, Class type) {
 		String body = read(name);
 		RedisScript<T> script = RedisScript.of(Prelude.usedBy(body) ? Prelude.TEXT + body : body, type);
-		return new LuaScript<>(script, script.getSha1(), script.getScriptAsString(),
+		return new Script<>(script, script.getSha1(), script.getScriptAsString(),
 				List.class.isAssignableFrom(type) ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER);
 	}
 
 	private static String read(String name) {
-		try (InputStream in = RedisScripts.class.getResourceAsStream(name)) {
+		try (InputStream in = LuaSources.class.getResourceAsStream(name)) {
 			if (in == null) {
 				throw new IllegalStateException("Lua script " + name + " is missing from the class path");
 			}

@@ -12,21 +12,21 @@ import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.LockRequest;
 
 /**
- * Grants nobody knows of: a hand-off to a waiter that gave up, or an acquire that failed without an answer (a timeout,
- * a lost reply, a grant the replicas did not acknowledge), so the lock may be held under a token whose caller has
- * gone. The cleanup is one script per lock ({@code release.lua} withdrawing the waiter's queue entry too, or
- * {@code release-shared.lua}), then the lock ID's index entry: the queue entry goes and a lock held under the token is
- * released at once (passing it to the next waiter, or deleting it) instead of sitting out its lease. The script takes
- * effect whenever the server runs it, answered or not: sent on the connection right after the acquire it cleans up
- * after, it runs right after it, so a paused server frees the lock as soon as it resumes. Until a cleanup is answered
- * it is tried again in the background: for a lock with a lease until the lease has passed, after which Redis has let
- * the lock go by itself; for a lock without expiry until Redis answers, however long that takes (such a grant is only
- * provisional until its caller makes it lasting, so it ends by itself too, but its index entry needs the cleanup).
- * Only closing the provider ends those retries.
+ * The cleanup of orphaned grants, grants nobody knows of: a hand-off to a waiter that gave up, or an acquire that
+ * failed without an answer (a timeout, a lost reply, a grant the replicas did not acknowledge), so the lock may be held
+ * under a token whose caller has gone. The cleanup is one script per lock ({@code release.lua} withdrawing the waiter's
+ * queue entry too, or {@code release-shared.lua}), then the lock ID's index entry: the queue entry goes and a lock held
+ * under the token is released at once (passing it to the next waiter, or deleting it) instead of sitting out its lease.
+ * The script takes effect whenever the server runs it, answered or not: sent on the connection right after the acquire
+ * it cleans up after, it runs right after it, so a paused server frees the lock as soon as it resumes. Until a cleanup
+ * is answered it is tried again in the background: for a lock with a lease until the lease has passed, after which
+ * Redis has let the lock go by itself; for a lock without expiry until Redis answers, however long that takes (such a
+ * grant is only provisional until its caller makes it lasting, so it ends by itself too, but its index entry needs the
+ * cleanup). Only closing the provider ends those retries.
  */
-final class UnknownGrants {
+final class OrphanedGrantCleanup {
 
-	private static final Log logger = LogFactory.getLog(UnknownGrants.class);
+	private static final Log logger = LogFactory.getLog(OrphanedGrantCleanup.class);
 
 	/** How soon a cleanup that could not reach Redis is first tried again. */
 	private static final Duration RETRY = Duration.ofMillis(250);
@@ -34,12 +34,12 @@ final class UnknownGrants {
 	/** The longest pause between tries of a cleanup (each failed try doubles the pause up to this). */
 	private static final Duration MAX_RETRY = Duration.ofSeconds(5);
 
-	private final ReleaseScripts releases;
+	private final LockScripts scripts;
 
 	private volatile boolean closed;
 
-	UnknownGrants(ReleaseScripts releases) {
-		this.releases = releases;
+	OrphanedGrantCleanup(LockScripts scripts) {
+		this.scripts = scripts;
 	}
 
 	/**
@@ -67,10 +67,10 @@ final class UnknownGrants {
 			// answer has still taken effect once the server runs it, right after the acquire it follows on the
 			// connection, so a paused server frees the lock as soon as it resumes, whatever the retry backoff.
 			if (shared) {
-				releases.release(key, token, true, lease, lockId, noExpiry);
+				scripts.release(key, token, true, lease, lockId, noExpiry);
 			}
 			else {
-				releases.withdrawAndRelease(key, token, lease, lockId, noExpiry);
+				scripts.withdrawAndRelease(key, token, lease, lockId, noExpiry);
 			}
 		}
 		catch (RuntimeException ex) {

@@ -5,16 +5,16 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
-class RedisScriptsTest {
+class LuaSourcesTest {
 
 	@Test
 	void sharedFunctionsBecomeTheFirstLineOfTheScriptsThatCallThem() {
-		String firstLine = RedisScripts.RELEASE_SHARED.text().lines().findFirst().orElseThrow();
+		String firstLine = LuaSources.RELEASE_SHARED.text().lines().findFirst().orElseThrow();
 
 		assertThat(firstLine).startsWith("local function expireWithLongestHolder(lock, holders) ").endsWith(" end");
-		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.ACQUIRE,
-				RedisScripts.ACQUIRE_ALL, RedisScripts.RELEASE, RedisScripts.RELEASE_SHARED, RedisScripts.EXTEND,
-				RedisScripts.EXTEND_SHARED, RedisScripts.ID_MEMBER }) {
+		for (LuaSources.Script<?> script : new LuaSources.Script<?>[] {
+				LuaSources.ACQUIRE_ALL, LuaSources.RELEASE, LuaSources.RELEASE_SHARED, LuaSources.EXTEND,
+				LuaSources.EXTEND_SHARED, LuaSources.ID_MEMBER }) {
 			assertThat(script.text()).startsWith(firstLine + "\n");
 			assertThat(script.text().lines().skip(1).findFirst().orElseThrow()).startsWith("--");
 		}
@@ -22,15 +22,16 @@ class RedisScriptsTest {
 
 	@Test
 	void scriptsThatCallNoSharedFunctionAreSentAsWritten() {
-		for (RedisScripts.LuaScript<?> script : new RedisScripts.LuaScript<?>[] { RedisScripts.HELD,
-				RedisScripts.FORCE_RELEASE, RedisScripts.INDEX, RedisScripts.INDEX_TRIM, RedisScripts.STATUS }) {
+		// acquire.lua among them: a grant defines no function at all.
+		for (LuaSources.Script<?> script : new LuaSources.Script<?>[] { LuaSources.ACQUIRE, LuaSources.HELD,
+				LuaSources.FORCE_RELEASE, LuaSources.INDEX, LuaSources.INDEX_TRIM, LuaSources.STATUS }) {
 			assertThat(script.text()).startsWith("--").doesNotContain("expireWithLongestHolder");
 		}
 	}
 
 	@Test
 	void commentLinesAreDroppedAndCodeLinesJoined() {
-		String joined = RedisScripts.sharedPrelude("""
+		String joined = LuaSources.sharedPrelude("""
 				-- a comment
 				local function f(x)
 					-- inside
@@ -44,7 +45,7 @@ class RedisScriptsTest {
 	@Test
 	void aCommentAfterCodeIsRefusedAsItWouldSwallowTheJoinedLine() {
 		assertThatIllegalStateException()
-			.isThrownBy(() -> RedisScripts.sharedPrelude("local x = 1 -- one\nlocal y = 2\n"))
+			.isThrownBy(() -> LuaSources.sharedPrelude("local x = 1 -- one\nlocal y = 2\n"))
 			.withMessageContaining("local x = 1 -- one");
 	}
 
