@@ -16,8 +16,9 @@ import dev.distlock.core.spi.LockRequest;
  * that long (an expiry sends no notification), and at most as long as the template's backoff. It is woken early by a
  * release in this JVM and, on PostgreSQL, by a NOTIFY from any. While an exclusive request waits it keeps a mark on
  * the key's row that refuses new shared holders (writer priority), renewed per attempt for a short validity on the
- * database clock, withdrawn by the grant or {@link #close()}. On PostgreSQL the mark and the read of the lease left are
- * one statement, so a refused exclusive attempt costs two round trips in all. No connection is held while it waits.
+ * database clock, withdrawn by the grant or {@link #close()}. The mark and the read of the lease left are one
+ * statement, so a refused exclusive attempt costs two round trips in all on PostgreSQL, three on MySQL/MariaDB (whose
+ * attempt is two). No connection is held while it waits.
  */
 final class JdbcAcquisition implements Acquisition {
 
@@ -68,8 +69,8 @@ final class JdbcAcquisition implements Acquisition {
 			marked = marked && request.shared(); // an exclusive grant removes the mark
 			return granted;
 		}
-		if (!request.shared() && sql.markWaiterRemaining != null) {
-			// PostgreSQL: the mark and the lease left in one statement.
+		if (!request.shared()) {
+			// The mark and the lease left in one statement.
 			holderLeftMicros = markWaiterReadingLease(markValidityMillis());
 			marked |= holderLeftMicros >= 0;
 			if (holderLeftMicros == NO_ROW) {
@@ -77,10 +78,7 @@ final class JdbcAcquisition implements Acquisition {
 			}
 			return granted;
 		}
-		holderLeftMicros = remainingMicros();
-		if (!request.shared()) {
-			marked |= markWaiter(markValidityMillis());
-		}
+		holderLeftMicros = remainingMicros(); // a shared waiter sets no mark
 		return granted;
 	}
 
@@ -114,10 +112,12 @@ final class JdbcAcquisition implements Acquisition {
 	 */
 	private long markWaiterReadingLease(long validityMs) {
 		try {
-			List<Long> left = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
-					session -> session.query(sql.markWaiterRemaining, rs -> rs.getLong(1), request.token(), validityMs,
-							request.key()));
-			return left.isEmpty() ? NO_ROW : Math.max(0, left.get(0));
+			Long left = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
+					session -> session.returning(sql.markWaiterRemaining, request.token(), validityMs, request.key()));
+			if (left == null) {
+				return NO_ROW;
+			}
+			return Math.max(0, sql.dialect().returning() ? left : left - 1);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
@@ -134,17 +134,6 @@ final class JdbcAcquisition implements Acquisition {
 		catch (RuntimeException ex) {
 			logger.debug("Could not read the lease left on lock '" + request.key() + "'", ex);
 			return -1;
-		}
-	}
-
-	private boolean markWaiter(long validityMs) {
-		try {
-			return database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
-					session -> session.update(sql.markWaiter, request.token(), validityMs, request.key()) == 1);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
-			return false;
 		}
 	}
 

@@ -98,10 +98,10 @@ final class LockStatements {
 	final String markWaiter;
 
 	/**
-	 * On PostgreSQL, {@link #markWaiter} returning {@link #remaining} of the key in the same statement; null
-	 * elsewhere.
+	 * {@link #markWaiter} handing back {@link #remaining} of the key in the same statement: on PostgreSQL with
+	 * RETURNING, on MySQL/MariaDB as LAST_INSERT_ID (the microseconds plus one), as a fencing token is.
 	 */
-	final @Nullable String markWaiterRemaining;
+	final String markWaiterRemaining;
 
 	/** The waiting writer withdraws its own mark. */
 	final String clearWaiter;
@@ -240,7 +240,10 @@ final class LockStatements {
 		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
 		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
 				+ " WHERE lock_key = ? AND holder = ''";
-		this.markWaiterRemaining = dialect == JdbcDialect.POSTGRESQL ? markWaiter + " RETURNING " + left : null;
+		// MariaDB has no RETURNING on UPDATE: the lease left (plus one, so that none left is not 0, which the driver
+		// reads as no value) is the statement's LAST_INSERT_ID, which the OK packet carries.
+		this.markWaiterRemaining = dialect == JdbcDialect.POSTGRESQL ? markWaiter + " RETURNING " + left
+				: markWaiter + " AND LAST_INSERT_ID(GREATEST(0, " + left + ") + 1) > 0";
 		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL, waiter_until = NULL WHERE lock_key = ? "
 				+ "AND holder = '' AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
