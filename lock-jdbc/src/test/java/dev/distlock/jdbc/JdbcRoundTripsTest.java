@@ -16,6 +16,7 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import dev.distlock.core.LockMode;
 import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.jdbc.testsupport.TestDatabase;
@@ -26,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * How many statements the hot calls send, counted on the connections the provider borrows: an exclusive attempt is
  * one statement on PostgreSQL whether it inserts, grants or is refused, and an exclusive release is
  * one round trip on both databases (on PostgreSQL the release and its NOTIFY are one statement; that the NOTIFY is
- * delivered, {@link PostgresListenerTest} shows).
+ * delivered, {@link PostgresListenerTest} shows); a refused waiting writer's mark hands back the lease left in the same
+ * statement.
  */
 class JdbcRoundTripsTest {
 
@@ -84,6 +86,28 @@ class JdbcRoundTripsTest {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aRefusedWaitingExclusiveAttemptIsTwoStatementsOnPostgresAndThreeOnMariaDb(TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 4)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			String key = "trips:waiting:" + System.nanoTime();
+			Lease holder = provider.tryAcquire(request(key)).orElseThrow();
+
+			try (Acquisition waiting = provider.begin(request(key))) {
+				statements.set(0);
+				assertThat(waiting.tryOnce()).isEmpty();
+				// The attempt (MariaDB: the UPDATE, then the INSERT IGNORE), then the mark handing back the lease left.
+				assertThat(statements).hasValue(db.dialect() == JdbcDialect.POSTGRESQL ? 2 : 3);
+			}
+			assertThat(holder.release()).isTrue();
+			provider.close();
+		}
+	}
+
 	private static LockRequest request(String key) {
 		return new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(), Duration.ofSeconds(30),
 				LockMode.EXCLUSIVE, 1, OWNER);
@@ -91,12 +115,15 @@ class JdbcRoundTripsTest {
 
 	/** The DataSource, counting every statement prepared or created on its connections. */
 	private static DataSource counting(HikariDataSource pool, AtomicInteger statements) {
+		Thread caller = Thread.currentThread();
 		InvocationHandler dataSource = (proxy, method, args) -> {
 			Object result = invoke(pool, method, args);
 			if (result instanceof Connection connection) {
 				return Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
 						new Class<?>[] { Connection.class }, (p, m, a) -> {
-							if (m.getName().equals("prepareStatement") || m.getName().equals("createStatement")) {
+							// Only the caller's own: PostgreSQL's LISTEN connection runs on a thread of its own.
+							if ((m.getName().equals("prepareStatement") || m.getName().equals("createStatement"))
+									&& Thread.currentThread() == caller) {
 								statements.incrementAndGet();
 							}
 							return invoke(connection, m, a);
