@@ -50,11 +50,14 @@ final class Wakeups implements AutoCloseable {
 			this.key = key;
 		}
 
-		/** Waits for a wake-up up to {@code max}; true if one came. Wake-ups since the last wait count at once. */
+		/**
+		 * Waits for a wake-up up to {@code max}; true if one came. Wake-ups since the last wait count at once, and so
+		 * does one that comes as the wait times out (the drain takes it: a wake-up thrown away would cost the waiter its
+		 * next retry delay).
+		 */
 		boolean await(Duration max) throws InterruptedException {
 			boolean woken = signal.tryAcquire(Math.max(0, max.toNanos()), TimeUnit.NANOSECONDS);
-			signal.drainPermits();
-			return woken;
+			return signal.drainPermits() > 0 || woken;
 		}
 
 		private void wake() {
