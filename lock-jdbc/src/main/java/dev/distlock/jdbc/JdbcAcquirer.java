@@ -147,17 +147,17 @@ final class JdbcAcquirer {
 		String host = text(request.owner().host());
 		if (sql.acquireExclusive != null) {
 			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state.
-			return database.run(request.key(), "acquire", bound, false, session -> session.fence(sql.acquireExclusive,
+			return database.run(request.key(), "acquire", bound, false, session -> session.returning(sql.acquireExclusive,
 					request.key(), request.token(), owner, host, request.lockId(), leaseMs, ttl));
 		}
 		return database.run(request.key(), "acquire", bound, false, session -> {
 			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
 			// or it exists and is held (the insert writes nothing: refused).
 			String token = request.token();
-			Long fence = session.fence(sql.grantExclusive, token, token, token, token, token, token, owner, host,
+			Long fence = session.returning(sql.grantExclusive, token, token, token, token, token, token, owner, host,
 					request.lockId(), leaseMs, ttl, request.key(), token);
 			if (fence == null) {
-				fence = session.fence(sql.insertExclusive, request.key(), request.token(), owner, host,
+				fence = session.returning(sql.insertExclusive, request.key(), request.token(), owner, host,
 						request.lockId(), leaseMs, ttl);
 			}
 			return fence;
@@ -202,8 +202,8 @@ final class JdbcAcquirer {
 				return null;
 			}
 			Long fence = mine
-					? session.fence(sql.regrantShared, owner, host, request.lockId(), leaseMs, ttl, key, request.token())
-					: session.fence(sql.insertShared, key, request.token(), request.token(), owner, host,
+					? session.returning(sql.regrantShared, owner, host, request.lockId(), leaseMs, ttl, key, request.token())
+					: session.returning(sql.insertShared, key, request.token(), request.token(), owner, host,
 							request.lockId(), leaseMs, ttl);
 			session.update(sql.afterSharedGrant, fence, key, key);
 			return fence;

@@ -206,14 +206,15 @@ final class LockDatabase {
 		}
 
 		/**
-		 * Runs a statement that draws one fencing token per row it writes, and returns the token, or null when it
-		 * wrote nothing: RETURNING on PostgreSQL, the OK packet's LAST_INSERT_ID on MariaDB.
+		 * Runs a statement that writes at most one row and hands back one number for it (a fencing token, a lease
+		 * left), and returns the number, or null when it wrote nothing: RETURNING on PostgreSQL, the OK packet's
+		 * LAST_INSERT_ID on MariaDB.
 		 */
 		@Nullable
-		Long fence(String sql, Object... args) throws SQLException {
+		Long returning(String sql, Object... args) throws SQLException {
 			if (dialect.returning()) {
-				List<Long> fences = query(sql, rs -> rs.getLong(1), args);
-				return fences.isEmpty() ? null : fences.get(0);
+				List<Long> values = query(sql, rs -> rs.getLong(1), args);
+				return values.isEmpty() ? null : values.get(0);
 			}
 			try (PreparedStatement statement = prepare(sql, true, args)) {
 				if (statement.executeUpdate() == 0) {
@@ -221,7 +222,7 @@ final class LockDatabase {
 				}
 				try (ResultSet keys = statement.getGeneratedKeys()) {
 					if (!keys.next()) {
-						throw new SQLException("The database returned no fencing token for a grant", "HY000");
+						throw new SQLException("The database handed back no value for a written row", "HY000");
 					}
 					return keys.getLong(1);
 				}
