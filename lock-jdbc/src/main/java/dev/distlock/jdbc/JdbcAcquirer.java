@@ -116,7 +116,7 @@ final class JdbcAcquirer {
 		if (fence == null) {
 			return Optional.empty();
 		}
-		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
+		long leaseNanos = request.noExpiry() ? TimeLimits.MAX_LEASE.toNanos() : request.lease().toNanos();
 		return Optional.of(new JdbcLease(calls, request.key(), request.token(), request.shared(), fence,
 				start + leaseNanos, callTimeout));
 	}
@@ -128,7 +128,7 @@ final class JdbcAcquirer {
 	 * token nobody has only until that provisional lease ends, never indefinitely.
 	 */
 	private static long grantLeaseMillis(LockRequest request, long boundMillis) {
-		return request.noExpiry() ? 2 * boundMillis : CallBounds.leaseMillis("timeout", request.lease());
+		return request.noExpiry() ? 2 * boundMillis : TimeLimits.leaseMillis("timeout", request.lease());
 	}
 
 	/**
@@ -137,7 +137,7 @@ final class JdbcAcquirer {
 	 * changes nothing. Bounded by the attempt's own bound, so it ends before the provisional lease (twice that).
 	 */
 	private boolean makeLasting(LockRequest request, long boundMillis) {
-		return calls.extend(request.key(), request.token(), request.shared(), CallBounds.NO_EXPIRY_MS, null,
+		return calls.extend(request.key(), request.token(), request.shared(), TimeLimits.NO_EXPIRY_MS, null,
 				boundMillis);
 	}
 
@@ -306,7 +306,7 @@ final class JdbcAcquirer {
 	}
 
 	private boolean releaseByToken(LockRequest request) {
-		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(request.lease().toNanos(), callTimeout);
 		return dev.distlock.core.spi.Interrupts.uninterruptibly(
 				() -> calls.release(request.key(), request.token(), request.shared(), false, false, bound));
 	}
@@ -317,7 +317,7 @@ final class JdbcAcquirer {
 
 	/** The bound of one acquire: its lease, between the floor and the call timeout. */
 	private long bound(LockRequest request) {
-		return CallBounds.leaseBoundMillis(request.noExpiry() ? callTimeout.toNanos() : request.lease().toNanos(),
+		return TimeLimits.leaseBoundMillis(request.noExpiry() ? callTimeout.toNanos() : request.lease().toNanos(),
 				callTimeout);
 	}
 

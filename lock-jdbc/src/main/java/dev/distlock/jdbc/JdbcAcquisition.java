@@ -29,7 +29,7 @@ final class JdbcAcquisition implements Acquisition {
 	/** The most a mark lives, whatever the backoff: a writer that died keeps readers out no longer. */
 	static final Duration MAX_MARK = Duration.ofSeconds(30);
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	/** The key's row was gone when the mark was to be written. */
 	private static final long NO_ROW = -2;

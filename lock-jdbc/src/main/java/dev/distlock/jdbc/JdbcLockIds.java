@@ -14,7 +14,7 @@ import dev.distlock.core.spi.LockRenewal;
  */
 final class JdbcLockIds {
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	private final LockDatabase database;
 
@@ -44,7 +44,7 @@ final class JdbcLockIds {
 	}
 
 	LockRenewal renew(String lockId, Duration ttl) {
-		long ttlMs = CallBounds.leaseMillis("ttl", ttl);
+		long ttlMs = TimeLimits.leaseMillis("ttl", ttl);
 		java.util.Set<String> renewedRows = new java.util.HashSet<>();
 		List<LockInfo> expired = new ArrayList<>();
 		for (LockRow row : rows(lockId)) {

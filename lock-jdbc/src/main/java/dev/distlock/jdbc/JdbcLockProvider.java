@@ -41,7 +41,7 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	private final JdbcLockSettings settings;
 

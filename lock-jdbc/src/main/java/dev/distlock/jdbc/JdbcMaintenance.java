@@ -30,7 +30,7 @@ final class JdbcMaintenance {
 
 	private static final Log logger = LogFactory.getLog(JdbcMaintenance.class);
 
-	private static final long MAINTENANCE_MS = CallBounds.MAINTENANCE.toMillis();
+	private static final long MAINTENANCE_MS = TimeLimits.MAINTENANCE.toMillis();
 
 	private final LockDatabase database;
 

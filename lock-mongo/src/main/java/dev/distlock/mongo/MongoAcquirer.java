@@ -64,7 +64,7 @@ final class MongoAcquirer {
 	 */
 	Optional<Lease> tryAcquire(LockRequest request) {
 		if (!request.noExpiry()) {
-			CallBounds.leaseMillis("timeout", request.lease());
+			TimeLimits.leaseMillis("timeout", request.lease());
 		}
 		long start = System.nanoTime();
 		long deadline = start + TimeUnit.MILLISECONDS.toNanos(bound(request));
@@ -111,7 +111,7 @@ final class MongoAcquirer {
 		long fence = replayed && issuedFence != null && issuedFence >= 0 ? issuedFence : LockDocuments.fencing(granted);
 		remember(request.token(), fence);
 		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
-		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
+		long leaseNanos = request.noExpiry() ? TimeLimits.MAX_LEASE.toNanos() : request.lease().toNanos();
 		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
 				request.lockId(), fence, start + leaseNanos, callTimeout, () -> issued.remove(request.token())));
 	}
@@ -132,7 +132,7 @@ final class MongoAcquirer {
 	 */
 	private boolean makeLasting(LockRequest request) {
 		long bound = bound(request);
-		return MongoErrors.call(request.key(), "acquire", bound, () -> CallBounds.bounded(collection, bound)
+		return MongoErrors.call(request.key(), "acquire", bound, () -> TimeLimits.bounded(collection, bound)
 			.updateOne(LeaseStatements.ownedBy(request.key(), request.token(), request.shared()),
 					LeaseStatements.makeLasting(request.token(), request.shared()))
 			.getMatchedCount() == 1);
@@ -156,7 +156,7 @@ final class MongoAcquirer {
 			throw new LockStoreException(request.key(), "Mongo lock store failed to acquire for '" + request.key()
 					+ "': its bound of " + bound(request) + " ms ran out", null);
 		}
-		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
+		MongoCollection<Document> bounded = TimeLimits.bounded(collection, left);
 		return MongoErrors.call(request.key(), "acquire", bound(request),
 				() -> switch (statement) {
 					case GRANT -> grantExisting(bounded, request, grantMs);
@@ -231,7 +231,7 @@ final class MongoAcquirer {
 			return;
 		}
 		try {
-			CallBounds.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
+			TimeLimits.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
@@ -240,7 +240,7 @@ final class MongoAcquirer {
 
 	/** The bound of one acquire: its lease, capped by the call timeout. */
 	private long bound(LockRequest request) {
-		return CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+		return TimeLimits.leaseBoundMillis(request.lease().toNanos(), callTimeout);
 	}
 
 }

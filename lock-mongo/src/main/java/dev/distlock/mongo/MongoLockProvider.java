@@ -36,7 +36,7 @@ import static dev.distlock.mongo.LockDocuments.ID;
 /**
  * Locks in MongoDB, one document per key, with expiry on the database clock, owner-checked release and extend, and
  * fencing tokens that keep increasing after the purger removes a document. Every store call is bounded (see
- * {@link CallBounds} and docs/MONGO.md). Locks may carry a lock ID (unlock and renew by ID, see {@link MongoLockIds})
+ * {@link TimeLimits} and docs/MONGO.md). Locks may carry a lock ID (unlock and renew by ID, see {@link MongoLockIds})
  * and may have no expiry; a waiting exclusive request keeps new shared holders out ({@link MongoAcquisition}).
  * {@link #start()} creates the indexes, schedules the purger as the settings say and warns when it finds a mongos
  * router; {@link #close()} stops the purger.
@@ -52,7 +52,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	/** The name of the lock-ID index on {@code ids}. */
 	public static final String LOCK_ID_INDEX = "distlock_lock_ids";
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	private final MongoLockSettings settings;
 
@@ -140,7 +140,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	}
 
 	/**
-	 * {@inheritDoc} The whole attempt is bounded by its lease (between 1 and 30 s, see {@link CallBounds}). If a
+	 * {@inheritDoc} The whole attempt is bounded by its lease (between 1 and 30 s, see {@link TimeLimits}). If a
 	 * statement fails in a way that may have left it applied (a timeout, a socket error, an interrupt), the grant it
 	 * may have made is released by owner token before the error is thrown, so no lock is left for a lease nobody
 	 * holds. A token that already holds the key is granted again (a repeated acquire): the lease is set anew and the
@@ -176,7 +176,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	@Override
 	public LockRenewal renew(String lockId, Duration ttl) {
 		LockIds.validate(lockId);
-		CallBounds.leaseMillis("ttl", ttl);
+		TimeLimits.leaseMillis("ttl", ttl);
 		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, ttl));
 	}
 
@@ -258,7 +258,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	}
 
 	private MongoCollection<Document> admin() {
-		return CallBounds.bounded(collection, ADMIN_MS);
+		return TimeLimits.bounded(collection, ADMIN_MS);
 	}
 
 	/**

@@ -26,7 +26,7 @@ final class MongoMaintenance {
 
 	private static final Log logger = LogFactory.getLog(MongoMaintenance.class);
 
-	private static final long MAINTENANCE_MS = CallBounds.MAINTENANCE.toMillis();
+	private static final long MAINTENANCE_MS = TimeLimits.MAINTENANCE.toMillis();
 
 	private final MongoCollection<Document> collection;
 
@@ -42,7 +42,7 @@ final class MongoMaintenance {
 
 	void createIndexes() {
 		MongoErrors.call(null, "create indexes in '" + collectionName + "'", MAINTENANCE_MS,
-				() -> CallBounds.bounded(collection, MAINTENANCE_MS).createIndexes(List.of(
+				() -> TimeLimits.bounded(collection, MAINTENANCE_MS).createIndexes(List.of(
 						new IndexModel(new Document(LockDocuments.TOUCHED, 1),
 								new IndexOptions().name(MongoLockProvider.TOUCHED_INDEX)),
 						new IndexModel(new Document(LockDocuments.IDS, 1),
@@ -56,7 +56,7 @@ final class MongoMaintenance {
 			if (serverNow == null) {
 				return 0L; // an empty collection
 			}
-			long removed = CallBounds.bounded(collection, MAINTENANCE_MS)
+			long removed = TimeLimits.bounded(collection, MAINTENANCE_MS)
 				.deleteMany(LockDocuments.purgeable(serverNow, graceMs))
 				.getDeletedCount();
 			logger.debug("Purged " + removed + " expired lock documents from '" + collectionName + "'");
@@ -95,7 +95,7 @@ final class MongoMaintenance {
 	 * collection is empty.
 	 */
 	private @Nullable Date serverNow() {
-		Document now = CallBounds.bounded(collection, MAINTENANCE_MS).aggregate(List.of(new Document("$limit", 1),
+		Document now = TimeLimits.bounded(collection, MAINTENANCE_MS).aggregate(List.of(new Document("$limit", 1),
 				new Document("$project", new Document(LockDocuments.ID, 0).append("now", "$$NOW")))).first();
 		return now != null ? now.getDate("now") : null;
 	}

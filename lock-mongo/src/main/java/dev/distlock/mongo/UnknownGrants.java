@@ -132,9 +132,9 @@ final class UnknownGrants {
 
 	/** Releases whatever this request's token holds, live or not. */
 	private boolean releaseByToken(LockRequest request) {
-		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(request.lease().toNanos(), callTimeout);
 		return MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
-				() -> CallBounds.bounded(collection, bound)
+				() -> TimeLimits.bounded(collection, bound)
 					.updateOne(LeaseStatements.heldByToken(request.key(), request.token(), request.shared()),
 							LeaseStatements.release(request.token(), request.shared(), request.lockId(),
 								request.token()))
