@@ -33,7 +33,7 @@ import static dev.distlock.mongo.LockDocuments.SHARED;
  * attempt's bound) and made lasting by a second, owner-checked statement once the grant's reply is in: a grant whose
  * reply never comes (a request delayed past the client's bound, landing after every clean-up) then ends by itself,
  * where a grant without expiry would be held by a token nobody has, forever. An attempt that failed in a way that may have left a grant behind has
- * that grant released by owner token ({@link UnknownGrants}) before the error is thrown. The statements themselves are
+ * that grant released by owner token ({@link OrphanGrantSweeper}) before the error is thrown. The statements themselves are
  * in {@link GrantStatements}.
  */
 final class MongoAcquirer {
@@ -44,7 +44,7 @@ final class MongoAcquirer {
 
 	private final Duration callTimeout;
 
-	private final UnknownGrants unknownGrants;
+	private final OrphanGrantSweeper orphanGrants;
 
 	/** The fencing token of each grant this acquirer made and whose lease is not released yet, by owner token. */
 	private final Map<String, Long> issued = new ConcurrentHashMap<>();
@@ -54,7 +54,7 @@ final class MongoAcquirer {
 	MongoAcquirer(MongoCollection<Document> collection, Duration callTimeout) {
 		this.collection = collection;
 		this.callTimeout = callTimeout;
-		this.unknownGrants = new UnknownGrants(collection, callTimeout);
+		this.orphanGrants = new OrphanGrantSweeper(collection, callTimeout);
 	}
 
 	/**
@@ -98,7 +98,7 @@ final class MongoAcquirer {
 			if (granted != null || MongoErrors.mayHaveRun(ex.getCause())) {
 				// a replay may yet find that grant (if it outlives the clean-up): its fencing token is the key's
 				issued.putIfAbsent(request.token(), -1L);
-				unknownGrants.release(request, Duration.ofMillis(grantMs), ex);
+				orphanGrants.release(request, Duration.ofMillis(grantMs), ex);
 			}
 			throw ex;
 		}
