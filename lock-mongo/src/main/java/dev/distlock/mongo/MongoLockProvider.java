@@ -6,13 +6,11 @@ import java.util.Date;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.bson.Document;
-import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 import com.mongodb.client.MongoCollection;
@@ -27,6 +25,7 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.OperatorSupport;
+import dev.distlock.core.spi.PeriodicPurge;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.WaitingLockProvider;
@@ -64,15 +63,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 
 	private final MongoMaintenance maintenance;
 
-	/** The scheduler handed in for the purger, or null for a thread of the purger's own. */
-	private @Nullable ScheduledExecutorService purgeScheduler;
-
-	/** The purger's own thread, when no scheduler was handed in. */
-	private @Nullable ScheduledExecutorService ownPurger;
-
-	private @Nullable ScheduledFuture<?> purges;
-
-	private boolean started;
+	private final PeriodicPurge purge;
 
 	private volatile boolean routedThroughMongos;
 
@@ -99,6 +90,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 			.withReadConcern(settings.readConcern());
 		this.acquirer = new MongoAcquirer(collection, settings.callTimeout());
 		this.maintenance = new MongoMaintenance(collection, settings.collection(), purgeGrace);
+		this.purge = new PeriodicPurge("distlock-mongo-purger", settings.purgeInterval(), maintenance::purgeLogged);
 	}
 
 	/**
@@ -106,22 +98,12 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	 * Calling it again does nothing.
 	 */
 	public synchronized void start() {
-		if (started) {
+		if (!purge.start()) {
 			return;
 		}
-		started = true;
 		routedThroughMongos = MongoTopology.warnIfMongos(database, ADMIN_MS);
 		if (settings.createIndexes()) {
 			createIndexes();
-		}
-		Duration interval = settings.purgeInterval();
-		if (interval != null) {
-			ScheduledExecutorService scheduler = purgeScheduler;
-			if (scheduler == null) {
-				scheduler = MongoMaintenance.purgeThread();
-				ownPurger = scheduler;
-			}
-			purges = maintenance.schedulePurge(interval, scheduler);
 		}
 	}
 
@@ -131,11 +113,8 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	 * does; {@link #close()} cancels the purges.
 	 * @return this provider
 	 */
-	public synchronized MongoLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
-		if (started) {
-			throw new IllegalStateException("The purge scheduler must be set before start()");
-		}
-		this.purgeScheduler = scheduler;
+	public MongoLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
+		purge.scheduler(scheduler);
 		return this;
 	}
 
@@ -265,15 +244,8 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	 * Stops the purger if {@link #start()} started one; the template and its client stay open.
 	 */
 	@Override
-	public synchronized void close() {
-		if (purges != null) {
-			purges.cancel(false);
-			purges = null;
-		}
-		if (ownPurger != null) {
-			ownPurger.shutdownNow();
-			ownPurger = null;
-		}
+	public void close() {
+		purge.close();
 	}
 
 	@Override

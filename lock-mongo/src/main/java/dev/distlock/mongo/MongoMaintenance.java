@@ -3,10 +3,6 @@ package dev.distlock.mongo;
 import java.time.Duration;
 import java.util.Date;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -64,24 +60,8 @@ final class MongoMaintenance {
 		});
 	}
 
-	/**
-	 * Purges every {@code interval} on the scheduler; cancelling the returned future stops it.
-	 */
-	ScheduledFuture<?> schedulePurge(Duration interval, ScheduledExecutorService scheduler) {
-		return scheduler.scheduleWithFixedDelay(this::purgeQuietly, interval.toMillis(), interval.toMillis(),
-				TimeUnit.MILLISECONDS);
-	}
-
-	/** The purger's own daemon thread, when no scheduler was handed in; the caller shuts it down. */
-	static ScheduledExecutorService purgeThread() {
-		return Executors.newSingleThreadScheduledExecutor(runnable -> {
-			Thread thread = new Thread(runnable, "distlock-mongo-purger");
-			thread.setDaemon(true);
-			return thread;
-		});
-	}
-
-	private void purgeQuietly() {
+	/** One scheduled purge: a failure is logged, and the next run tries again. */
+	void purgeLogged() {
 		try {
 			purge();
 		}
