@@ -142,30 +142,30 @@ final class JdbcAcquirer {
 	}
 
 	private @Nullable Long grantExclusive(LockRequest request, long leaseMs, long bound) {
-		Object ttl = ttl(request, leaseMs);
+		Object nominalLease = nominalLease(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
 		if (sql.acquireExclusive != null) {
 			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state.
 			return database.run(request.key(), "acquire", bound, false, session -> session.fence(sql.acquireExclusive,
-					request.key(), request.token(), owner, host, request.lockId(), leaseMs, ttl));
+					request.key(), request.token(), owner, host, request.lockId(), leaseMs, nominalLease));
 		}
 		return database.run(request.key(), "acquire", bound, false, session -> {
 			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
 			// or it exists and is held (the insert writes nothing: refused).
 			String token = request.token();
 			Long fence = session.fence(sql.grantExclusive, token, token, token, token, token, token, owner, host,
-					request.lockId(), leaseMs, ttl, request.key(), token);
+					request.lockId(), leaseMs, nominalLease, request.key(), token);
 			if (fence == null) {
 				fence = session.fence(sql.insertExclusive, request.key(), request.token(), owner, host,
-						request.lockId(), leaseMs, ttl);
+						request.lockId(), leaseMs, nominalLease);
 			}
 			return fence;
 		});
 	}
 
 	private @Nullable Long grantShared(LockRequest request, long leaseMs, long bound) {
-		Object ttl = ttl(request, leaseMs);
+		Object nominalLease = nominalLease(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
 		String key = request.key();
@@ -202,9 +202,10 @@ final class JdbcAcquirer {
 				return null;
 			}
 			Long fence = mine
-					? session.fence(sql.regrantShared, owner, host, request.lockId(), leaseMs, ttl, key, request.token())
+					? session.fence(sql.regrantShared, owner, host, request.lockId(), leaseMs, nominalLease,
+							key, request.token())
 					: session.fence(sql.insertShared, key, request.token(), request.token(), owner, host,
-							request.lockId(), leaseMs, ttl);
+							request.lockId(), leaseMs, nominalLease);
 			session.update(sql.afterSharedGrant, fence, key, key);
 			return fence;
 		});
@@ -311,7 +312,7 @@ final class JdbcAcquirer {
 				() -> calls.release(request.key(), request.token(), request.shared(), false, false, bound));
 	}
 
-	private static Object ttl(LockRequest request, long leaseMs) {
+	private static Object nominalLease(LockRequest request, long leaseMs) {
 		return request.noExpiry() ? LockDatabase.NULL_BIGINT : leaseMs;
 	}
 

@@ -90,8 +90,8 @@ final class JdbcAcquisition implements Acquisition {
 		Duration wait = max;
 		if (holderLeftMicros >= 0) {
 			// Wake when the holder's lease runs out, a little after, by the database's count.
-			Duration untilExpiry = Duration.ofNanos(holderLeftMicros * 1_000L).plusMillis(1);
-			wait = untilExpiry.compareTo(max) < 0 ? untilExpiry : max;
+			Duration untilLeaseEnd = Duration.ofNanos(holderLeftMicros * 1_000L).plusMillis(1);
+			wait = untilLeaseEnd.compareTo(max) < 0 ? untilLeaseEnd : max;
 		}
 		return waiter.await(wait);
 	}

@@ -143,8 +143,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	}
 
 	@Override
-	public LockRenewal renew(String lockId, Duration ttl) {
-		return lockIds.renew(lockId, ttl);
+	public LockRenewal renew(String lockId, Duration lease) {
+		return lockIds.renew(lockId, lease);
 	}
 
 	@Override

@@ -153,10 +153,10 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	 * {@inheritDoc} One read through the {@code ids} index, then one update per held lock of the ID.
 	 */
 	@Override
-	public LockRenewal renew(String lockId, Duration ttl) {
+	public LockRenewal renew(String lockId, Duration lease) {
 		LockIds.validate(lockId);
-		TimeLimits.leaseMillis("ttl", ttl);
-		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, ttl));
+		TimeLimits.leaseMillis("ttl", lease);
+		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, lease));
 	}
 
 	@Override

@@ -121,10 +121,10 @@ public final class HandleRegistry implements AutoCloseable {
 	/**
 	 * Counts the lease of this template's handles of the lock ID on the renewed keys from {@code startNanos}.
 	 */
-	public void renewedById(String lockId, Set<String> keys, long startNanos, Duration ttl) {
+	public void renewedById(String lockId, Set<String> keys, long startNanos, Duration lease) {
 		for (LeaseHandle handle : held) {
 			if (lockId.equals(handle.groupId()) && keys.contains(handle.key())) {
-				handle.renewedById(startNanos, ttl);
+				handle.renewedById(startNanos, lease);
 			}
 		}
 	}

@@ -244,9 +244,9 @@ public final class LeaseHandle implements LockHandle {
 	/**
 	 * Counts the lease from {@code startNanos} again: its lock ID was renewed through the template.
 	 */
-	void renewedById(long startNanos, Duration ttl) {
+	void renewedById(long startNanos, Duration lease) {
 		if (state.get() == State.HELD) {
-			countLeaseFrom(startNanos, ttl);
+			countLeaseFrom(startNanos, lease);
 		}
 	}
 
