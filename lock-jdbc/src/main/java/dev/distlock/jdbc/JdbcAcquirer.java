@@ -128,7 +128,7 @@ final class JdbcAcquirer {
 	 * token nobody has only until that provisional lease ends, never indefinitely.
 	 */
 	private static long grantLeaseMillis(LockRequest request, long boundMillis) {
-		return request.noExpiry() ? 2 * boundMillis : TimeLimits.leaseMillis("timeout", request.lease());
+		return request.noExpiry() ? 2 * boundMillis : TimeLimits.leaseMs("timeout", request.lease());
 	}
 
 	/**

@@ -56,7 +56,7 @@ final class JdbcLease implements Lease {
 	 */
 	@Override
 	public boolean extend(Duration lease) {
-		long leaseMs = TimeLimits.leaseMillis("lease", lease);
+		long leaseMs = TimeLimits.leaseMs("lease", lease);
 		long start = System.nanoTime();
 		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - start, callTimeout);
 		boolean extended = twice(() -> calls.extend(key, token, shared, leaseMs, leaseMs, bound));

@@ -44,7 +44,7 @@ final class JdbcLockIds {
 	}
 
 	LockRenewal renew(String lockId, Duration lease) {
-		long leaseMs = TimeLimits.leaseMillis("ttl", lease);
+		long leaseMs = TimeLimits.leaseMs("ttl", lease);
 		java.util.Set<String> renewedRows = new java.util.HashSet<>();
 		List<LockInfo> expired = new ArrayList<>();
 		for (LockRow row : rows(lockId)) {

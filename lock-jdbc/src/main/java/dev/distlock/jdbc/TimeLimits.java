@@ -40,7 +40,7 @@ final class TimeLimits {
 	 * A lease or extension in whole milliseconds, rounded up; checked before anything is sent.
 	 * @param option the option the error names: {@code timeout} for an acquire, {@code lease} or {@code ttl} otherwise
 	 */
-	static long leaseMillis(String option, Duration lease) {
+	static long leaseMs(String option, Duration lease) {
 		if (lease == null || lease.isNegative() || lease.isZero()) {
 			throw new InvalidLockOptionException(option, "must be positive, was " + lease);
 		}

@@ -64,7 +64,7 @@ final class MongoAcquirer {
 	 */
 	Optional<Lease> tryAcquire(LockRequest request) {
 		if (!request.noExpiry()) {
-			TimeLimits.leaseMillis("timeout", request.lease());
+			TimeLimits.leaseMs("timeout", request.lease());
 		}
 		long start = System.nanoTime();
 		long deadline = start + TimeUnit.MILLISECONDS.toNanos(bound(request));

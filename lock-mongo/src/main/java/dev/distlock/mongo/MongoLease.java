@@ -68,7 +68,7 @@ final class MongoLease implements Lease {
 	 */
 	@Override
 	public boolean extend(Duration lease) {
-		long leaseMs = TimeLimits.leaseMillis("lease", lease);
+		long leaseMs = TimeLimits.leaseMs("lease", lease);
 		long start = System.nanoTime();
 		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - start, callTimeout);
 		Supplier<Boolean> statement = () -> TimeLimits.bounded(collection, bound)

@@ -155,7 +155,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	@Override
 	public LockRenewal renew(String lockId, Duration lease) {
 		LockIds.validate(lockId);
-		TimeLimits.leaseMillis("ttl", lease);
+		TimeLimits.leaseMs("ttl", lease);
 		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, lease));
 	}
 

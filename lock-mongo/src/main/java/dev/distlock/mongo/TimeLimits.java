@@ -62,7 +62,7 @@ final class TimeLimits {
 	 * @param option the option the error names: {@code timeout} for an acquire, {@code lease} for an extension
 	 * @throws InvalidLockOptionException if the duration is null, not positive, or longer than {@link #MAX_LEASE}
 	 */
-	static long leaseMillis(String option, Duration lease) {
+	static long leaseMs(String option, Duration lease) {
 		if (lease == null || lease.isNegative() || lease.isZero()) {
 			throw new InvalidLockOptionException(option, "must be positive, was " + lease);
 		}

@@ -174,9 +174,9 @@ final class RedisLockIds {
 	 * members with a lease. The grace is the longest an acquire may still write its record after its index entry: its
 	 * call (at most the command timeout) and then a hand-off to its queue entry (at most the queue stay), plus a second
 	 * for clock granularity.
-	 * @param ttlMillis the TTL of the members with a lease once a renewed member moved there, or 0
+	 * @param indexTtlMs the TTL of the members with a lease once a renewed member moved there, or 0
 	 */
-	private void trim(String lockId, List<String> trim, long ttlMillis, long until) {
+	private void trim(String lockId, List<String> trim, long indexTtlMs, long until) {
 		if (trim.isEmpty()) {
 			return;
 		}
@@ -184,7 +184,7 @@ final class RedisLockIds {
 				+ RedisKeys.QUEUE_STAY.toNanos() + TimeUnit.SECONDS.toNanos(1));
 		String[] args = new String[trim.size() + 2];
 		args[0] = String.valueOf(graceMicros);
-		args[1] = String.valueOf(ttlMillis);
+		args[1] = String.valueOf(indexTtlMs);
 		for (int i = 0; i < trim.size(); i++) {
 			args[i + 2] = trim.get(i);
 		}
