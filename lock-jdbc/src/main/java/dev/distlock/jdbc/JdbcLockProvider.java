@@ -27,7 +27,7 @@ import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.WaitingLockProvider;
 
 /**
- * Locks in a relational database (PostgreSQL, MySQL/MariaDB), one row per key, with expiry on the database clock,
+ * Locks in a relational database (PostgreSQL, MySQL/MariaDB), one row per key, with leases on the database clock,
  * owner-checked release and extend, and fencing tokens from a sequence. Every statement runs on a connection of its
  * own in autocommit (or one short transaction), never in the caller's transaction, and gives the connection back at
  * once ({@link LockDatabase}); the statements are in {@link LockStatements}. Locks may carry a lock ID and may have no

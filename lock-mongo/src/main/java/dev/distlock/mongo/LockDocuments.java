@@ -31,7 +31,7 @@ final class LockDocuments {
 
 	static final String ACQUIRED_AT = "acquiredAt";
 
-	/** Server time of the exclusive holder's grant or last extend; with {@link #LEASE_MS} it gives the expiry. */
+	/** Server time of the exclusive holder's grant or last extend; with {@link #LEASE_MS} it gives the lease end. */
 	static final String AT = "at";
 
 	static final String LEASE_MS = "leaseMs";
@@ -111,7 +111,7 @@ final class LockDocuments {
 		return (base.getTime() << SEQ_BITS) + seq;
 	}
 
-	/** {@code at + leaseMs (+ grace)}: the exclusive holder's expiry on the database clock. */
+	/** {@code at + leaseMs (+ grace)}: the exclusive holder's lease end on the database clock. */
 	static Document exclusiveLeaseEnd(String prefix, long graceMs) {
 		return new Document("$add", List.of("$" + prefix + AT, "$" + prefix + LEASE_MS, graceMs));
 	}

@@ -33,7 +33,7 @@ import dev.distlock.core.spi.WaitingLockProvider;
 import static dev.distlock.mongo.LockDocuments.ID;
 
 /**
- * Locks in MongoDB, one document per key, with expiry on the database clock, owner-checked release and extend, and
+ * Locks in MongoDB, one document per key, with leases on the database clock, owner-checked release and extend, and
  * fencing tokens that keep increasing after the purger removes a document. Every store call is bounded (see
  * {@link TimeLimits} and docs/MONGO.md). Locks may carry a lock ID (unlock and renew by ID, see {@link MongoLockIds})
  * and may have no expiry; a waiting exclusive request keeps new shared holders out ({@link MongoAcquisition}).

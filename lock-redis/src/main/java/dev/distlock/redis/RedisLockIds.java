@@ -117,7 +117,7 @@ final class RedisLockIds {
 
 	/**
 	 * Reads the ID's index newest first, then per member moves the lease of a lock its token still holds, recording
-	 * the TTL and renewal time; members recorded but no longer held are reported as expired. Entries without a record
+	 * the lease and renewal time; members recorded but no longer held are reported as expired. Entries without a record
 	 * leave the index once their acquire can no longer be in flight ({@link #trim}); entries of locks without expiry
 	 * that were renewed (or found expired) move to the members with a lease, whose index lives the new TTL.
 	 */

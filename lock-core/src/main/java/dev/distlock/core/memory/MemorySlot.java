@@ -73,7 +73,7 @@ final class MemorySlot {
 		return holders.isEmpty() && writers.isEmpty();
 	}
 
-	/** The key as status shows it: its earliest holder's details, its latest expiry, its live holders. */
+	/** The key as status shows it: its earliest holder's details, its latest lease end, its live holders. */
 	LockInfo info(String key, long now) {
 		Holder first = holders.values().iterator().next();
 		boolean forever = holders.values().stream().anyMatch(holder -> holder.lease == null);
