@@ -109,9 +109,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	}
 
 	/**
-	 * Runs the purger on this scheduler (a Spring Boot application hands in distlock's own) instead of a daemon
-	 * thread of the provider's own; call it before {@link #start()}. The provider does not shut it down, its owner
-	 * does; {@link #close()} cancels the purges.
+	 * Runs the purger on this scheduler, which its owner shuts down, instead of a thread of its own; call it before
+	 * {@link #start()} (see {@link PeriodicPurge#scheduler}).
 	 * @return this provider
 	 */
 	public JdbcLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
