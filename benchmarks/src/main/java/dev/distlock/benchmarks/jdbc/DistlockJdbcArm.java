@@ -65,8 +65,7 @@ public final class DistlockJdbcArm extends JdbcArm {
 	@Override
 	public LockClient newClient() {
 		HikariDataSource pool = newPool();
-		JdbcLockProvider provider = new JdbcLockProvider(pool, database().dialect(), JdbcLockSettings.defaults());
-		provider.start();
+		JdbcLockProvider provider = newDistlockProvider(pool);
 		return new TemplateClient(provider, options, () -> {
 			provider.close();
 			pool.close();

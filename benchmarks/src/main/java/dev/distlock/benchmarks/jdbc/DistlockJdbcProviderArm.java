@@ -40,8 +40,7 @@ public final class DistlockJdbcProviderArm extends JdbcArm {
 	@Override
 	public LockClient newClient() {
 		HikariDataSource pool = newPool();
-		JdbcLockProvider provider = new JdbcLockProvider(pool, database().dialect(), JdbcLockSettings.defaults());
-		provider.start();
+		JdbcLockProvider provider = newDistlockProvider(pool);
 		return new ProviderClient(provider, JdbcPause::retryDelay, () -> {
 			provider.close();
 			pool.close();

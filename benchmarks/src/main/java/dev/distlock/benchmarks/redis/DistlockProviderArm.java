@@ -1,6 +1,5 @@
 package dev.distlock.benchmarks.redis;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.benchmarks.harness.LockArm;
@@ -38,10 +37,7 @@ public final class DistlockProviderArm implements LockArm {
 
 	@Override
 	public LockClient newClient() {
-		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", port));
-		connectionFactory.afterPropertiesSet();
-		connectionFactory.start();
+		LettuceConnectionFactory connectionFactory = BenchmarkRedisServer.connect(port);
 		RedisLockProvider provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
 		return new ProviderClient(provider, Thread::onSpinWait, () -> {
 			provider.close();

@@ -2,7 +2,6 @@ package dev.distlock.benchmarks.redis;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.benchmarks.harness.LockArm;
@@ -50,10 +49,7 @@ public final class DistlockRedisArm implements LockArm {
 
 	@Override
 	public LockClient newClient() {
-		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", port));
-		connectionFactory.afterPropertiesSet();
-		connectionFactory.start();
+		LettuceConnectionFactory connectionFactory = BenchmarkRedisServer.connect(port);
 		RedisLockProvider provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
 		return new TemplateClient(provider, options, () -> {
 			provider.close();

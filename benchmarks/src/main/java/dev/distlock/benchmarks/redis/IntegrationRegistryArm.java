@@ -3,7 +3,6 @@ package dev.distlock.benchmarks.redis;
 import java.time.Duration;
 import java.util.concurrent.locks.Lock;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
@@ -58,9 +57,7 @@ public final class IntegrationRegistryArm implements LockArm {
 		private final ThreadPoolTaskScheduler scheduler;
 
 		Client(int port, RedisLockType type, boolean renew) {
-			this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-			this.connectionFactory.afterPropertiesSet();
-			this.connectionFactory.start();
+			this.connectionFactory = BenchmarkRedisServer.connect(port);
 			this.registry = new RedisLockRegistry(connectionFactory, "si-bench", Duration.ofSeconds(10));
 			this.registry.setRedisLockType(type);
 			this.scheduler = new ThreadPoolTaskScheduler();
