@@ -1,0 +1,48 @@
+package dev.distlock.benchmarks.harness;
+
+import java.util.concurrent.locks.Lock;
+
+import org.springframework.integration.support.locks.LockRegistry;
+
+/**
+ * The client of the Spring Integration arms: the registry's {@link Lock} for the key, locked (the registry's own
+ * waiting) and unlocked.
+ */
+public final class RegistryClient implements LockClient {
+
+	private final LockRegistry<?> registry;
+
+	private final AutoCloseable resources;
+
+	/**
+	 * A client of the registry.
+	 * @param resources closes the registry and what it runs on
+	 */
+	public RegistryClient(LockRegistry<?> registry, AutoCloseable resources) {
+		this.registry = registry;
+		this.resources = resources;
+	}
+
+	@Override
+	public Object lock(String key) {
+		Lock lock = registry.obtain(key);
+		lock.lock();
+		return lock;
+	}
+
+	@Override
+	public void unlock(Object held) {
+		((Lock) held).unlock();
+	}
+
+	@Override
+	public void close() {
+		try {
+			resources.close();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Closing the registry failed", ex);
+		}
+	}
+
+}
