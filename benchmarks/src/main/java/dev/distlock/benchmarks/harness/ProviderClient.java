@@ -25,17 +25,17 @@ public final class ProviderClient implements LockClient {
 
 	private final Runnable retryPause;
 
-	private final AutoCloseable resources;
+	private final Runnable closing;
 
 	/**
 	 * A client of the provider.
 	 * @param retryPause what to do before trying a held lock again
-	 * @param resources closes the provider and what it runs on
+	 * @param closing closes the provider and what it runs on
 	 */
-	public ProviderClient(LockProvider provider, Runnable retryPause, AutoCloseable resources) {
+	public ProviderClient(LockProvider provider, Runnable retryPause, Runnable closing) {
 		this.provider = provider;
 		this.retryPause = retryPause;
-		this.resources = resources;
+		this.closing = closing;
 	}
 
 	@Override
@@ -58,12 +58,7 @@ public final class ProviderClient implements LockClient {
 
 	@Override
 	public void close() {
-		try {
-			resources.close();
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Closing the provider failed", ex);
-		}
+		closing.run();
 	}
 
 }

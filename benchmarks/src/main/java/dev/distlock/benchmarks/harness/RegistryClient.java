@@ -12,15 +12,15 @@ public final class RegistryClient implements LockClient {
 
 	private final LockRegistry<?> registry;
 
-	private final AutoCloseable resources;
+	private final Runnable closing;
 
 	/**
 	 * A client of the registry.
-	 * @param resources closes the registry and what it runs on
+	 * @param closing closes the registry and what it runs on
 	 */
-	public RegistryClient(LockRegistry<?> registry, AutoCloseable resources) {
+	public RegistryClient(LockRegistry<?> registry, Runnable closing) {
 		this.registry = registry;
-		this.resources = resources;
+		this.closing = closing;
 	}
 
 	@Override
@@ -37,12 +37,7 @@ public final class RegistryClient implements LockClient {
 
 	@Override
 	public void close() {
-		try {
-			resources.close();
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Closing the registry failed", ex);
-		}
+		closing.run();
 	}
 
 }

@@ -20,17 +20,17 @@ public final class ShedLockClient implements LockClient {
 
 	private final Runnable retryPause;
 
-	private final AutoCloseable resources;
+	private final Runnable closing;
 
 	/**
 	 * A client of the ShedLock provider.
 	 * @param retryPause what to do before trying a held lock again
-	 * @param resources closes what the provider runs on
+	 * @param closing closes what the provider runs on
 	 */
-	public ShedLockClient(LockProvider provider, Runnable retryPause, AutoCloseable resources) {
+	public ShedLockClient(LockProvider provider, Runnable retryPause, Runnable closing) {
 		this.provider = provider;
 		this.retryPause = retryPause;
-		this.resources = resources;
+		this.closing = closing;
 	}
 
 	@Override
@@ -52,12 +52,7 @@ public final class ShedLockClient implements LockClient {
 
 	@Override
 	public void close() {
-		try {
-			resources.close();
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Closing the ShedLock client failed", ex);
-		}
+		closing.run();
 	}
 
 }

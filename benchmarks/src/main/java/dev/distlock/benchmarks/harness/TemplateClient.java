@@ -15,16 +15,16 @@ public final class TemplateClient implements LockClient {
 
 	private final LockOptions options;
 
-	private final AutoCloseable resources;
+	private final Runnable closing;
 
 	/**
 	 * A client with a template of its own on the provider.
-	 * @param resources closes the provider and what it runs on, after the template
+	 * @param closing closes the provider and what it runs on, after the template
 	 */
-	public TemplateClient(LockProvider provider, LockOptions options, AutoCloseable resources) {
+	public TemplateClient(LockProvider provider, LockOptions options, Runnable closing) {
 		this.template = LockTemplate.builder(provider).defaults(options).build();
 		this.options = options;
-		this.resources = resources;
+		this.closing = closing;
 	}
 
 	@Override
@@ -40,12 +40,7 @@ public final class TemplateClient implements LockClient {
 	@Override
 	public void close() {
 		template.close();
-		try {
-			resources.close();
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Closing the provider failed", ex);
-		}
+		closing.run();
 	}
 
 }
