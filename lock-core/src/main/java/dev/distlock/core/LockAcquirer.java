@@ -11,7 +11,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.internal.HandleRegistry;
-import dev.distlock.core.internal.StoreCalls;
+import dev.distlock.core.internal.StoreErrors;
 import dev.distlock.core.internal.WaitLoop;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Interrupts;
@@ -24,7 +24,7 @@ import dev.distlock.core.spi.WaitingLockProvider;
  * How a {@link LockTemplate} takes locks, read top-down: one {@link WaitLoop} per call says when to attempt, and each
  * attempt calls the provider here, through its own {@link Acquisition} when it can wait better than polling and the
  * caller may wait, else through plain attempts; a provider's error becomes the store error in
- * {@link StoreCalls#error}. Each granted lease becomes a registered handle unless its lease already ran out on the
+ * {@link StoreErrors#error}. Each granted lease becomes a registered handle unless its lease already ran out on the
  * way.
  */
 final class LockAcquirer {
@@ -33,13 +33,13 @@ final class LockAcquirer {
 
 	private final LockProvider provider;
 
-	private final StoreCalls store;
+	private final StoreErrors store;
 
 	private final HandleRegistry handles;
 
 	private final LongSupplier nanoClock;
 
-	LockAcquirer(LockProvider provider, StoreCalls store, HandleRegistry handles, LongSupplier nanoClock) {
+	LockAcquirer(LockProvider provider, StoreErrors store, HandleRegistry handles, LongSupplier nanoClock) {
 		this.provider = provider;
 		this.store = store;
 		this.handles = handles;

@@ -7,7 +7,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.internal.HandleRegistry;
-import dev.distlock.core.internal.StoreCalls;
+import dev.distlock.core.internal.StoreErrors;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.OperatorSupport;
 import dev.distlock.core.spi.StatusQuery;
@@ -23,7 +23,7 @@ public final class LockOperations {
 
 	private final @Nullable OperatorSupport store;
 
-	private final StoreCalls calls;
+	private final StoreErrors calls;
 
 	private final HandleRegistry handles;
 
@@ -33,7 +33,7 @@ public final class LockOperations {
 	public LockOperations(LockTemplate template) {
 		this.template = template;
 		this.store = (template.provider() instanceof OperatorSupport support) ? support : null;
-		this.calls = template.storeCalls();
+		this.calls = template.storeErrors();
 		this.handles = template.handles();
 	}
 

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.OwnerTokens;
 import dev.distlock.core.internal.Watchdog;
-import dev.distlock.core.internal.StoreCalls;
+import dev.distlock.core.internal.StoreErrors;
 import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockProvider;
@@ -49,7 +49,7 @@ public final class LockTemplate implements AutoCloseable {
 
 	private final LongSupplier nanoClock = System::nanoTime;
 
-	private final StoreCalls store;
+	private final StoreErrors store;
 
 	private final HandleRegistry handles;
 
@@ -62,7 +62,7 @@ public final class LockTemplate implements AutoCloseable {
 		this.defaults = builder.defaults;
 		this.keyPrefix = builder.keyPrefix;
 		this.owner = builder.owner;
-		this.store = new StoreCalls(provider.name());
+		this.store = new StoreErrors(provider.name());
 		this.handles = new HandleRegistry(builder.listeners,
 				new Watchdog(builder.scheduler, builder.renewalExecutor), store, nanoClock, builder.holderCheckInterval);
 		this.acquirer = new LockAcquirer(provider, store, handles, nanoClock);
@@ -288,7 +288,7 @@ public final class LockTemplate implements AutoCloseable {
 		return keyPrefix;
 	}
 
-	StoreCalls storeCalls() {
+	StoreErrors storeErrors() {
 		return store;
 	}
 

@@ -28,17 +28,18 @@ final class HolderCalls {
 	}
 
 	/** Sets the lease of the token's lock to {@code leaseMs} from the database's now, if it is still held. */
-	boolean extend(String key, String token, boolean shared, long leaseMs, @Nullable Long ttlMs, long boundMillis) {
-		Object ttl = ttlMs != null ? ttlMs : LockDatabase.NULL_BIGINT;
+	boolean extend(String key, String token, boolean shared, long leaseMs,
+			@Nullable Long nominalLeaseMs, long boundMillis) {
+		Object nominalLease = nominalLeaseMs != null ? nominalLeaseMs : LockDatabase.NULL_BIGINT;
 		if (!shared) {
 			return database.run(key, "extend", boundMillis, false,
-					session -> session.update(sql.extendExclusive, leaseMs, ttl, key, token) == 1);
+					session -> session.update(sql.extendExclusive, leaseMs, nominalLease, key, token) == 1);
 		}
 		return database.run(key, "extend", boundMillis, true, session -> {
 			if (session.query(sql.lockKeyRow, rs -> 1, key).isEmpty()) {
 				return false;
 			}
-			if (session.update(sql.extendShared, leaseMs, ttl, key, token) != 1) {
+			if (session.update(sql.extendShared, leaseMs, nominalLease, key, token) != 1) {
 				return false;
 			}
 			// Recomputed, not raised: an extend may shorten the lease, and a shared_until left at the longer end would

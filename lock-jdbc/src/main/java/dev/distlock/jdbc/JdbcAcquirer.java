@@ -116,7 +116,7 @@ final class JdbcAcquirer {
 		if (fence == null) {
 			return Optional.empty();
 		}
-		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
+		long leaseNanos = request.noExpiry() ? TimeLimits.MAX_LEASE.toNanos() : request.lease().toNanos();
 		return Optional.of(new JdbcLease(calls, request.key(), request.token(), request.shared(), fence,
 				start + leaseNanos, callTimeout));
 	}
@@ -128,7 +128,7 @@ final class JdbcAcquirer {
 	 * token nobody has only until that provisional lease ends, never indefinitely.
 	 */
 	private static long grantLeaseMillis(LockRequest request, long boundMillis) {
-		return request.noExpiry() ? 2 * boundMillis : CallBounds.leaseMillis("timeout", request.lease());
+		return request.noExpiry() ? 2 * boundMillis : TimeLimits.leaseMs("timeout", request.lease());
 	}
 
 	/**
@@ -137,35 +137,35 @@ final class JdbcAcquirer {
 	 * changes nothing. Bounded by the attempt's own bound, so it ends before the provisional lease (twice that).
 	 */
 	private boolean makeLasting(LockRequest request, long boundMillis) {
-		return calls.extend(request.key(), request.token(), request.shared(), CallBounds.NO_EXPIRY_MS, null,
+		return calls.extend(request.key(), request.token(), request.shared(), TimeLimits.NO_EXPIRY_MS, null,
 				boundMillis);
 	}
 
 	private @Nullable Long grantExclusive(LockRequest request, long leaseMs, long bound) {
-		Object ttl = ttl(request, leaseMs);
+		Object nominalLease = nominalLease(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
 		if (sql.acquireExclusive != null) {
 			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state.
 			return database.run(request.key(), "acquire", bound, false, session -> session.returning(sql.acquireExclusive,
-					request.key(), request.token(), owner, host, request.lockId(), leaseMs, ttl));
+					request.key(), request.token(), owner, host, request.lockId(), leaseMs, nominalLease));
 		}
 		return database.run(request.key(), "acquire", bound, false, session -> {
 			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
 			// or it exists and is held (the insert writes nothing: refused).
 			String token = request.token();
 			Long fence = session.returning(sql.grantExclusive, token, token, token, token, token, token, owner, host,
-					request.lockId(), leaseMs, ttl, request.key(), token);
+					request.lockId(), leaseMs, nominalLease, request.key(), token);
 			if (fence == null) {
 				fence = session.returning(sql.insertExclusive, request.key(), request.token(), owner, host,
-						request.lockId(), leaseMs, ttl);
+						request.lockId(), leaseMs, nominalLease);
 			}
 			return fence;
 		});
 	}
 
 	private @Nullable Long grantShared(LockRequest request, long leaseMs, long bound) {
-		Object ttl = ttl(request, leaseMs);
+		Object nominalLease = nominalLease(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
 		String key = request.key();
@@ -202,9 +202,10 @@ final class JdbcAcquirer {
 				return null;
 			}
 			Long fence = mine
-					? session.returning(sql.regrantShared, owner, host, request.lockId(), leaseMs, ttl, key, request.token())
+					? session.returning(sql.regrantShared, owner, host, request.lockId(), leaseMs, nominalLease,
+							key, request.token())
 					: session.returning(sql.insertShared, key, request.token(), request.token(), owner, host,
-							request.lockId(), leaseMs, ttl);
+							request.lockId(), leaseMs, nominalLease);
 			session.update(sql.afterSharedGrant, fence, key, key);
 			return fence;
 		});
@@ -306,18 +307,18 @@ final class JdbcAcquirer {
 	}
 
 	private boolean releaseByToken(LockRequest request) {
-		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(request.lease().toNanos(), callTimeout);
 		return dev.distlock.core.spi.Interrupts.uninterruptibly(
 				() -> calls.release(request.key(), request.token(), request.shared(), false, false, bound));
 	}
 
-	private static Object ttl(LockRequest request, long leaseMs) {
+	private static Object nominalLease(LockRequest request, long leaseMs) {
 		return request.noExpiry() ? LockDatabase.NULL_BIGINT : leaseMs;
 	}
 
 	/** The bound of one acquire: its lease, between the floor and the call timeout. */
 	private long bound(LockRequest request) {
-		return CallBounds.leaseBoundMillis(request.noExpiry() ? callTimeout.toNanos() : request.lease().toNanos(),
+		return TimeLimits.leaseBoundMillis(request.noExpiry() ? callTimeout.toNanos() : request.lease().toNanos(),
 				callTimeout);
 	}
 

@@ -30,7 +30,7 @@ final class JdbcAcquisition implements Acquisition {
 	/** The most a mark lives, whatever the backoff: a writer that died keeps readers out no longer. */
 	static final Duration MAX_MARK = Duration.ofSeconds(30);
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	/** The key's row was gone when the mark was to be written. */
 	private static final long NO_ROW = -2;
@@ -88,8 +88,8 @@ final class JdbcAcquisition implements Acquisition {
 		Duration wait = max;
 		if (holderLeftMicros >= 0) {
 			// Wake when the holder's lease runs out, a little after, by the database's count.
-			Duration untilExpiry = Duration.ofNanos(holderLeftMicros * 1_000L).plusMillis(1);
-			wait = untilExpiry.compareTo(max) < 0 ? untilExpiry : max;
+			Duration untilLeaseEnd = Duration.ofNanos(holderLeftMicros * 1_000L).plusMillis(1);
+			wait = untilLeaseEnd.compareTo(max) < 0 ? untilLeaseEnd : max;
 		}
 		return waiter.await(wait);
 	}

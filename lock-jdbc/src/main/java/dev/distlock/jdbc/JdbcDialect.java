@@ -58,7 +58,7 @@ public enum JdbcDialect {
 		return now;
 	}
 
-	/** A time before every lock: the expiry of a row nobody ever held. */
+	/** A time before every lock: the lease end of a row nobody ever held. */
 	String epoch() {
 		return epoch;
 	}

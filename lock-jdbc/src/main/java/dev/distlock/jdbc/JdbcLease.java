@@ -56,9 +56,9 @@ final class JdbcLease implements Lease {
 	 */
 	@Override
 	public boolean extend(Duration lease) {
-		long leaseMs = CallBounds.leaseMillis("lease", lease);
+		long leaseMs = TimeLimits.leaseMs("lease", lease);
 		long start = System.nanoTime();
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - start, callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - start, callTimeout);
 		boolean extended = twice(() -> calls.extend(key, token, shared, leaseMs, leaseMs, bound));
 		if (extended) {
 			expiresAtNanos = start + leaseMs * 1_000_000L;
@@ -75,7 +75,7 @@ final class JdbcLease implements Lease {
 		if (released) {
 			return false;
 		}
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
 		return calls.isHeld(key, token, shared, bound);
 	}
 
@@ -88,7 +88,7 @@ final class JdbcLease implements Lease {
 		if (released) {
 			return true;
 		}
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
 		released = twice(() -> calls.release(key, token, shared, true, true, bound));
 		return released;
 	}

@@ -14,7 +14,7 @@ import dev.distlock.core.spi.LockRenewal;
  */
 final class JdbcLockIds {
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	private final LockDatabase database;
 
@@ -43,12 +43,12 @@ final class JdbcLockIds {
 		return released;
 	}
 
-	LockRenewal renew(String lockId, Duration ttl) {
-		long ttlMs = CallBounds.leaseMillis("ttl", ttl);
+	LockRenewal renew(String lockId, Duration lease) {
+		long leaseMs = TimeLimits.leaseMs("ttl", lease);
 		java.util.Set<String> renewedRows = new java.util.HashSet<>();
 		List<LockInfo> expired = new ArrayList<>();
 		for (LockRow row : rows(lockId)) {
-			if (row.live() && calls.extend(row.key(), row.token(), !row.keyRow(), ttlMs, ttlMs, ADMIN_MS)) {
+			if (row.live() && calls.extend(row.key(), row.token(), !row.keyRow(), leaseMs, leaseMs, ADMIN_MS)) {
 				renewedRows.add(row.key() + '\0' + row.holder());
 			}
 			else {

@@ -7,13 +7,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Acquisition;
@@ -23,12 +21,13 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.OperatorSupport;
+import dev.distlock.core.spi.PeriodicPurge;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.WaitingLockProvider;
 
 /**
- * Locks in a relational database (PostgreSQL, MySQL/MariaDB), one row per key, with expiry on the database clock,
+ * Locks in a relational database (PostgreSQL, MySQL/MariaDB), one row per key, with leases on the database clock,
  * owner-checked release and extend, and fencing tokens from a sequence. Every statement runs on a connection of its
  * own in autocommit (or one short transaction), never in the caller's transaction, and gives the connection back at
  * once ({@link LockDatabase}); the statements are in {@link LockStatements}. Locks may carry a lock ID and may have no
@@ -41,7 +40,7 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	private final JdbcLockSettings settings;
 
@@ -59,15 +58,7 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 
 	private final JdbcMaintenance maintenance;
 
-	/** The scheduler handed in for the purger, or null for a thread of the purger's own. */
-	private @Nullable ScheduledExecutorService purgeScheduler;
-
-	/** The purger's own thread, when no scheduler was handed in. */
-	private @Nullable ScheduledExecutorService ownPurger;
-
-	private @Nullable ScheduledFuture<?> purges;
-
-	private boolean started;
+	private final PeriodicPurge purge;
 
 	/**
 	 * A provider on the DataSource, its dialect read from the database once (one connection borrowed and returned).
@@ -95,6 +86,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 		this.acquirer = new JdbcAcquirer(database, sql, calls, settings.callTimeout());
 		this.lockIds = new JdbcLockIds(database, sql, calls);
 		this.maintenance = new JdbcMaintenance(database, sql, settings, purgeGrace);
+		this.purge = new PeriodicPurge("distlock-jdbc-purge-" + settings.table(), settings.purgeInterval(),
+				maintenance::purgeLogged);
 	}
 
 	private static JdbcDialect detect(DataSource dataSource) {
@@ -111,33 +104,17 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	 * Schedules the purger if a purge interval is set. Calling it again does nothing. The table must exist: see
 	 * {@link #createSchema()} and {@link #tableExists()}.
 	 */
-	public synchronized void start() {
-		if (started) {
-			return;
-		}
-		started = true;
-		Duration interval = settings.purgeInterval();
-		if (interval != null) {
-			ScheduledExecutorService scheduler = purgeScheduler;
-			if (scheduler == null) {
-				scheduler = maintenance.purgeThread();
-				ownPurger = scheduler;
-			}
-			purges = maintenance.schedulePurge(interval, scheduler);
-		}
+	public void start() {
+		purge.start();
 	}
 
 	/**
-	 * Runs the purger on this scheduler (a Spring Boot application hands in distlock's own) instead of a daemon
-	 * thread of the provider's own; call it before {@link #start()}. The provider does not shut it down, its owner
-	 * does; {@link #close()} cancels the purges.
+	 * Runs the purger on this scheduler, which its owner shuts down, instead of a thread of its own; call it before
+	 * {@link #start()} (see {@link PeriodicPurge#scheduler}).
 	 * @return this provider
 	 */
-	public synchronized JdbcLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
-		if (started) {
-			throw new IllegalStateException("The purge scheduler must be set before start()");
-		}
-		this.purgeScheduler = scheduler;
+	public JdbcLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
+		purge.scheduler(scheduler);
 		return this;
 	}
 
@@ -165,8 +142,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	}
 
 	@Override
-	public LockRenewal renew(String lockId, Duration ttl) {
-		return lockIds.renew(lockId, ttl);
+	public LockRenewal renew(String lockId, Duration lease) {
+		return lockIds.renew(lockId, lease);
 	}
 
 	@Override
@@ -278,14 +255,7 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	@Override
 	public synchronized void close() {
 		acquirer.close();
-		if (purges != null) {
-			purges.cancel(false);
-			purges = null;
-		}
-		if (ownPurger != null) {
-			ownPurger.shutdownNow();
-			ownPurger = null;
-		}
+		purge.close();
 		wakeups.close();
 	}
 

@@ -12,10 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,7 +26,7 @@ final class JdbcMaintenance {
 
 	private static final Log logger = LogFactory.getLog(JdbcMaintenance.class);
 
-	private static final long MAINTENANCE_MS = CallBounds.MAINTENANCE.toMillis();
+	private static final long MAINTENANCE_MS = TimeLimits.MAINTENANCE.toMillis();
 
 	private final LockDatabase database;
 
@@ -129,28 +125,15 @@ final class JdbcMaintenance {
 		return total;
 	}
 
-	/**
-	 * Purges every {@code interval} on the scheduler; cancelling the returned future stops it.
-	 */
-	ScheduledFuture<?> schedulePurge(Duration interval, ScheduledExecutorService scheduler) {
-		return scheduler.scheduleWithFixedDelay(() -> {
-			try {
-				purge();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Purging expired locks from '" + settings.table() + "' failed; trying again in "
-						+ interval, ex);
-			}
-		}, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-	}
-
-	/** The purger's own daemon thread, when no scheduler was handed in; the caller shuts it down. */
-	ScheduledExecutorService purgeThread() {
-		return Executors.newSingleThreadScheduledExecutor(runnable -> {
-			Thread thread = new Thread(runnable, "distlock-jdbc-purge-" + settings.table());
-			thread.setDaemon(true);
-			return thread;
-		});
+	/** One scheduled purge: a failure is logged, and the next run tries again. */
+	void purgeLogged() {
+		try {
+			purge();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Purging expired locks from '" + settings.table() + "' failed; trying again in "
+					+ settings.purgeInterval(), ex);
+		}
 	}
 
 }

@@ -19,14 +19,14 @@ import dev.distlock.core.spi.LockInfo;
  */
 record LockRow(String key, String holder, @Nullable String token, @Nullable String owner, @Nullable String host,
 		@Nullable String lockId, long fence, @Nullable Instant acquiredAt, @Nullable Instant renewedAt,
-		@Nullable Long ttlMs, long remainingMicros) {
+		@Nullable Long nominalLeaseMs, long remainingMicros) {
 
 	static LockRow read(ResultSet rs, JdbcDialect dialect) throws SQLException {
-		long ttl = rs.getLong("ttl_ms");
-		Long ttlMs = rs.wasNull() ? null : ttl;
+		long lease = rs.getLong("ttl_ms");
+		Long nominalLeaseMs = rs.wasNull() ? null : lease;
 		return new LockRow(rs.getString("lock_key"), rs.getString("holder"), rs.getString("token"),
 				rs.getString("owner_name"), rs.getString("owner_host"), rs.getString("lock_id"), rs.getLong("fence"),
-				dialect.instant(rs, "acquired_at"), dialect.instant(rs, "renewed_at"), ttlMs,
+				dialect.instant(rs, "acquired_at"), dialect.instant(rs, "renewed_at"), nominalLeaseMs,
 				rs.getLong("remaining_us"));
 	}
 
@@ -46,10 +46,11 @@ record LockRow(String key, String holder, @Nullable String token, @Nullable Stri
 
 	/** The info of this holder, with {@code holders} holders on the key and the key's latest fencing token. */
 	LockInfo info(int holders, long keyFence) {
-		Duration ttl = ttlMs != null ? Duration.ofMillis(ttlMs) : null;
-		Duration remaining = ttl == null && live() ? LockInfo.NO_EXPIRY : Duration.ofNanos(remainingMicros * 1_000L);
+		Duration nominalLease = nominalLeaseMs != null ? Duration.ofMillis(nominalLeaseMs) : null;
+		Duration remaining = nominalLease == null && live() ? LockInfo.NO_EXPIRY
+				: Duration.ofNanos(remainingMicros * 1_000L);
 		return new LockInfo(key, keyRow() ? LockMode.EXCLUSIVE : LockMode.SHARED, owner, host, keyFence, acquiredAt,
-				remaining, holders, lockId, renewedAt, ttl);
+				remaining, holders, lockId, renewedAt, nominalLease);
 	}
 
 }

@@ -136,7 +136,7 @@ final class LockStatements {
 	/** The cheapest round trip. */
 	final String ping = "SELECT 1";
 
-	/** The database clock, the one every statement's expiry is on. */
+	/** The database clock, the one every lease is counted on. */
 	final String clock;
 
 	/** Wakes other JVMs' waiters on PostgreSQL: a notification on the table's channel, sent on commit. */

@@ -166,7 +166,7 @@ final class PostgresListener {
 
 	private static void execute(Connection connection, String sql) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
-			statement.setQueryTimeout((int) CallBounds.ADMIN.toSeconds());
+			statement.setQueryTimeout((int) TimeLimits.ADMIN.toSeconds());
 			statement.execute(sql);
 		}
 	}

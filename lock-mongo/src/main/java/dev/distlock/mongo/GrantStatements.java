@@ -26,7 +26,7 @@ import static dev.distlock.mongo.LockDocuments.TOUCHED;
 import static dev.distlock.mongo.LockDocuments.WAITER;
 import static dev.distlock.mongo.LockDocuments.WAITER_AT;
 import static dev.distlock.mongo.LockDocuments.WAITER_MS;
-import static dev.distlock.mongo.LockDocuments.exclusiveExpiry;
+import static dev.distlock.mongo.LockDocuments.exclusiveLeaseEnd;
 import static dev.distlock.mongo.LockDocuments.holderField;
 import static dev.distlock.mongo.LockDocuments.liveSharedCount;
 
@@ -51,7 +51,7 @@ final class GrantStatements {
 	 * no second slot.
 	 */
 	static Bson grantable(LockRequest request) {
-		Document exclusiveExpired = new Document("$lte", List.of(exclusiveExpiry("", 0), "$$NOW"));
+		Document exclusiveExpired = new Document("$lte", List.of(exclusiveLeaseEnd("", 0), "$$NOW"));
 		// Plain predicates first: a released document has no token (only an exclusive grant sets one; release, forced
 		// release and shared grants unset it), and one nobody shares has an empty holder map. They decide the common
 		// case by index-free equality; the $expr on the database clock decides only when a holder is recorded.
@@ -66,7 +66,7 @@ final class GrantStatements {
 		}
 		String mine = SHARED + "." + holderField(request.token());
 		Document mySlotLive = new Document("$expr",
-				new Document("$gt", List.of(exclusiveExpiry(mine + ".", 0), "$$NOW")));
+				new Document("$gt", List.of(exclusiveLeaseEnd(mine + ".", 0), "$$NOW")));
 		Document room = new Document("$lt", List.of(liveSharedCount(0), request.maxConcurrent()));
 		List<Object> newHolder = new ArrayList<>(List.of(
 				new Document("$or", List.of(new Document(SHARED, new Document()), new Document("$expr", room))),
@@ -95,7 +95,7 @@ final class GrantStatements {
 		Document cond = new Document("$and", List.of(
 				new Document("$eq", List.of("$$h.v." + LOCK_ID, new Document("$literal", lockId))),
 				new Document("$ne", List.of("$$h.k", exceptField)),
-				new Document("$gt", List.of(exclusiveExpiry("$h.v.", 0), "$$NOW"))));
+				new Document("$gt", List.of(exclusiveLeaseEnd("$h.v.", 0), "$$NOW"))));
 		return new Document("$size", new Document("$filter",
 				new Document("input", new Document("$objectToArray", "$" + SHARED)).append("as", "h")
 					.append("cond", cond)));

@@ -16,7 +16,7 @@ import static dev.distlock.mongo.LockDocuments.RELEASED_SHARED;
 import static dev.distlock.mongo.LockDocuments.SHARED;
 import static dev.distlock.mongo.LockDocuments.TOKEN;
 import static dev.distlock.mongo.LockDocuments.TOUCHED;
-import static dev.distlock.mongo.LockDocuments.exclusiveExpiry;
+import static dev.distlock.mongo.LockDocuments.exclusiveLeaseEnd;
 import static dev.distlock.mongo.LockDocuments.exclusiveLive;
 import static dev.distlock.mongo.LockDocuments.holderField;
 
@@ -38,7 +38,7 @@ final class LeaseStatements {
 		}
 		String holder = SHARED + "." + holderField(token);
 		return new Document(ID, key).append(holder, new Document("$exists", true))
-			.append("$expr", new Document("$gt", List.of(exclusiveExpiry(holder + ".", 0), "$$NOW")));
+			.append("$expr", new Document("$gt", List.of(exclusiveLeaseEnd(holder + ".", 0), "$$NOW")));
 	}
 
 	/** The holder's own extend: {@code leaseMs} from the server's now, for its token's exclusive or shared entry. */

@@ -31,7 +31,7 @@ final class LockDocuments {
 
 	static final String ACQUIRED_AT = "acquiredAt";
 
-	/** Server time of the exclusive holder's grant or last extend; with {@link #LEASE_MS} it gives the expiry. */
+	/** Server time of the exclusive holder's grant or last extend; with {@link #LEASE_MS} it gives the lease end. */
 	static final String AT = "at";
 
 	static final String LEASE_MS = "leaseMs";
@@ -111,19 +111,19 @@ final class LockDocuments {
 		return (base.getTime() << SEQ_BITS) + seq;
 	}
 
-	/** {@code at + leaseMs (+ grace)}: the exclusive holder's expiry on the database clock. */
-	static Document exclusiveExpiry(String prefix, long graceMs) {
+	/** {@code at + leaseMs (+ grace)}: the exclusive holder's lease end on the database clock. */
+	static Document exclusiveLeaseEnd(String prefix, long graceMs) {
 		return new Document("$add", List.of("$" + prefix + AT, "$" + prefix + LEASE_MS, graceMs));
 	}
 
 	/** True while the exclusive holder's lease runs: {@code at + leaseMs > $$NOW}. */
 	static Document exclusiveLive() {
-		return new Document("$gt", List.of(exclusiveExpiry("", 0), "$$NOW"));
+		return new Document("$gt", List.of(exclusiveLeaseEnd("", 0), "$$NOW"));
 	}
 
 	/** How many shared holders are still inside their lease (plus grace) by the database clock. */
 	static Document liveSharedCount(long graceMs) {
-		Document live = new Document("$gt", List.of(exclusiveExpiry("$h.v.", graceMs), "$$NOW"));
+		Document live = new Document("$gt", List.of(exclusiveLeaseEnd("$h.v.", graceMs), "$$NOW"));
 		Document holders = new Document("$filter", new Document("input", new Document("$objectToArray", "$" + SHARED))
 			.append("as", "h")
 			.append("cond", live));
@@ -146,7 +146,7 @@ final class LockDocuments {
 		Date bound = new Date(serverNow.getTime() - graceMs);
 		Document expired = new Document("$and", List.of(
 				new Document("$lte", List.of(new Document("$add", List.of("$" + TOUCHED, graceMs + 1)), "$$NOW")),
-				new Document("$lte", List.of(exclusiveExpiry("", graceMs), "$$NOW")),
+				new Document("$lte", List.of(exclusiveLeaseEnd("", graceMs), "$$NOW")),
 				new Document("$eq", List.of(liveSharedCount(graceMs), 0))));
 		return new Document(TOUCHED, new Document("$lt", bound)).append("$expr", expired);
 	}

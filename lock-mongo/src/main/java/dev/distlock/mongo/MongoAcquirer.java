@@ -33,7 +33,7 @@ import static dev.distlock.mongo.LockDocuments.SHARED;
  * attempt's bound) and made lasting by a second, owner-checked statement once the grant's reply is in: a grant whose
  * reply never comes (a request delayed past the client's bound, landing after every clean-up) then ends by itself,
  * where a grant without expiry would be held by a token nobody has, forever. An attempt that failed in a way that may have left a grant behind has
- * that grant released by owner token ({@link UnknownGrants}) before the error is thrown. The statements themselves are
+ * that grant released by owner token ({@link OrphanGrantSweeper}) before the error is thrown. The statements themselves are
  * in {@link GrantStatements}.
  */
 final class MongoAcquirer {
@@ -44,7 +44,7 @@ final class MongoAcquirer {
 
 	private final Duration callTimeout;
 
-	private final UnknownGrants unknownGrants;
+	private final OrphanGrantSweeper orphanGrants;
 
 	/** The fencing token of each grant this acquirer made and whose lease is not released yet, by owner token. */
 	private final Map<String, Long> issued = new ConcurrentHashMap<>();
@@ -54,7 +54,7 @@ final class MongoAcquirer {
 	MongoAcquirer(MongoCollection<Document> collection, Duration callTimeout) {
 		this.collection = collection;
 		this.callTimeout = callTimeout;
-		this.unknownGrants = new UnknownGrants(collection, callTimeout);
+		this.orphanGrants = new OrphanGrantSweeper(collection, callTimeout);
 	}
 
 	/**
@@ -64,7 +64,7 @@ final class MongoAcquirer {
 	 */
 	Optional<Lease> tryAcquire(LockRequest request) {
 		if (!request.noExpiry()) {
-			CallBounds.leaseMillis("timeout", request.lease());
+			TimeLimits.leaseMs("timeout", request.lease());
 		}
 		long start = System.nanoTime();
 		long deadline = start + TimeUnit.MILLISECONDS.toNanos(bound(request));
@@ -98,7 +98,7 @@ final class MongoAcquirer {
 			if (granted != null || MongoErrors.mayHaveRun(ex.getCause())) {
 				// a replay may yet find that grant (if it outlives the clean-up): its fencing token is the key's
 				issued.putIfAbsent(request.token(), -1L);
-				unknownGrants.release(request, Duration.ofMillis(grantMs), ex);
+				orphanGrants.release(request, Duration.ofMillis(grantMs), ex);
 			}
 			throw ex;
 		}
@@ -111,7 +111,7 @@ final class MongoAcquirer {
 		long fence = replayed && issuedFence != null && issuedFence >= 0 ? issuedFence : LockDocuments.fencing(granted);
 		remember(request.token(), fence);
 		// Only the call bounds use it (capped at 30 s): a lock without expiry counts as a long one.
-		long leaseNanos = request.noExpiry() ? CallBounds.MAX_LEASE.toNanos() : request.lease().toNanos();
+		long leaseNanos = request.noExpiry() ? TimeLimits.MAX_LEASE.toNanos() : request.lease().toNanos();
 		return Optional.of(new MongoLease(collection, request.key(), request.token(), request.shared(),
 				request.lockId(), fence, start + leaseNanos, callTimeout, () -> issued.remove(request.token())));
 	}
@@ -132,7 +132,7 @@ final class MongoAcquirer {
 	 */
 	private boolean makeLasting(LockRequest request) {
 		long bound = bound(request);
-		return MongoErrors.call(request.key(), "acquire", bound, () -> CallBounds.bounded(collection, bound)
+		return MongoErrors.call(request.key(), "acquire", bound, () -> TimeLimits.bounded(collection, bound)
 			.updateOne(LeaseStatements.ownedBy(request.key(), request.token(), request.shared()),
 					LeaseStatements.makeLasting(request.token(), request.shared()))
 			.getMatchedCount() == 1);
@@ -156,7 +156,7 @@ final class MongoAcquirer {
 			throw new LockStoreException(request.key(), "Mongo lock store failed to acquire for '" + request.key()
 					+ "': its bound of " + bound(request) + " ms ran out", null);
 		}
-		MongoCollection<Document> bounded = CallBounds.bounded(collection, left);
+		MongoCollection<Document> bounded = TimeLimits.bounded(collection, left);
 		return MongoErrors.call(request.key(), "acquire", bound(request),
 				() -> switch (statement) {
 					case GRANT -> grantExisting(bounded, request, grantMs);
@@ -231,7 +231,7 @@ final class MongoAcquirer {
 			return;
 		}
 		try {
-			CallBounds.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
+			TimeLimits.bounded(collection, left).updateOne(filter, new Document("$unset", unset));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not prune " + unset.size() + " expired shared holders of '" + request.key() + "'", ex);
@@ -240,7 +240,7 @@ final class MongoAcquirer {
 
 	/** The bound of one acquire: its lease, capped by the call timeout. */
 	private long bound(LockRequest request) {
-		return CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+		return TimeLimits.leaseBoundMillis(request.lease().toNanos(), callTimeout);
 	}
 
 }

@@ -27,7 +27,7 @@ final class MongoAcquisition implements Acquisition {
 	private static final Log logger = LogFactory.getLog(MongoAcquisition.class);
 
 	/** Marking and withdrawing carry no lease to derive a bound from. */
-	private static final long MARK_CALL_MS = CallBounds.ADMIN.toMillis();
+	private static final long MARK_CALL_MS = TimeLimits.ADMIN.toMillis();
 
 	/** The least a mark lives: attempts on a loaded machine come further apart than the backoff says. */
 	static final Duration MIN_MARK = Duration.ofSeconds(1);
@@ -96,7 +96,7 @@ final class MongoAcquisition implements Acquisition {
 	 */
 	private boolean markWaiter(long validityMs) {
 		try {
-			return CallBounds.bounded(collection, MARK_CALL_MS).updateOne(new Document(ID, request.key()),
+			return TimeLimits.bounded(collection, MARK_CALL_MS).updateOne(new Document(ID, request.key()),
 					GrantStatements.markWaiter(request.token(), validityMs)).getMatchedCount() == 1;
 		}
 		catch (RuntimeException ex) {
@@ -110,7 +110,7 @@ final class MongoAcquisition implements Acquisition {
 	 */
 	private void clearWaiter() {
 		try {
-			CallBounds.bounded(collection, MARK_CALL_MS)
+			TimeLimits.bounded(collection, MARK_CALL_MS)
 				.updateOne(GrantStatements.waiterOf(request.key(), request.token()), GrantStatements.clearWaiter());
 		}
 		catch (RuntimeException ex) {

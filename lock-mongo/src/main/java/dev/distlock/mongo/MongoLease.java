@@ -14,7 +14,7 @@ import dev.distlock.core.spi.Lease;
 /**
  * A lock granted by {@link MongoLockProvider}. Extend and release are one update each, filtered on the owner token
  * and on a lease still running by the database clock, so a stale holder touches nothing. Each call is bounded by the
- * time left on the lease as this JVM counts it (see {@link CallBounds}), and neither can be defeated by the caller's
+ * time left on the lease as this JVM counts it (see {@link TimeLimits}), and neither can be defeated by the caller's
  * interrupt: both also serve releasing (a release with a minimum hold is an extend).
  */
 final class MongoLease implements Lease {
@@ -68,10 +68,10 @@ final class MongoLease implements Lease {
 	 */
 	@Override
 	public boolean extend(Duration lease) {
-		long leaseMs = CallBounds.leaseMillis("lease", lease);
+		long leaseMs = TimeLimits.leaseMs("lease", lease);
 		long start = System.nanoTime();
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - start, callTimeout);
-		Supplier<Boolean> statement = () -> CallBounds.bounded(collection, bound)
+		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - start, callTimeout);
+		Supplier<Boolean> statement = () -> TimeLimits.bounded(collection, bound)
 			.updateOne(LeaseStatements.ownedBy(key, token, shared), LeaseStatements.extend(token, shared, leaseMs))
 			.getMatchedCount() == 1;
 		// Extending is idempotent per token, so an extension whose reply was lost is simply made again.
@@ -88,8 +88,8 @@ final class MongoLease implements Lease {
 	 */
 	@Override
 	public boolean isHeld() {
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
-		return MongoErrors.call(key, "check ownership of", bound, () -> CallBounds.bounded(collection, bound)
+		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		return MongoErrors.call(key, "check ownership of", bound, () -> TimeLimits.bounded(collection, bound)
 			.find(LeaseStatements.ownedBy(key, token, shared)).projection(new Document(LockDocuments.ID, 1)).limit(1)
 			.first() != null);
 	}
@@ -105,7 +105,7 @@ final class MongoLease implements Lease {
 		if (released) {
 			return true;
 		}
-		long bound = CallBounds.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
 		// Idempotent per token: when there is nothing to release, a read tells whether this token's release already
 		// went through (a first attempt whose reply was lost) before the answer is "lost".
 		Supplier<Boolean> statement = () -> releaseWhere(bound, LeaseStatements.ownedBy(key, token, shared))
@@ -117,12 +117,12 @@ final class MongoLease implements Lease {
 
 	/** Whether this token's release already went through: a read, never a write, as another may hold it now. */
 	private boolean releasedBefore(long bound) {
-		return CallBounds.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token, shared, fencingToken)).limit(1)
+		return TimeLimits.bounded(collection, bound).find(LeaseStatements.releasedBy(key, token, shared, fencingToken)).limit(1)
 			.first() != null;
 	}
 
 	private boolean releaseWhere(long bound, Bson filter) {
-		return CallBounds.bounded(collection, bound).updateOne(filter, LeaseStatements.release(token, shared, lockId,
+		return TimeLimits.bounded(collection, bound).updateOne(filter, LeaseStatements.release(token, shared, lockId,
 				LeaseStatements.releasedMark(token, fencingToken)))
 			.getMatchedCount() == 1;
 	}

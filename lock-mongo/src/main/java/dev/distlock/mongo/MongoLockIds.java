@@ -61,11 +61,11 @@ final class MongoLockIds {
 	}
 
 	/**
-	 * Sets the lease of every live member to {@code ttl} from the server's now; a member that was expired when read,
+	 * Sets the lease of every live member to {@code lease} from the server's now; a member that was expired when read,
 	 * or expired before its update ran, is reported as expired.
 	 */
-	static LockRenewal renew(MongoCollection<Document> collection, String lockId, Duration ttl) {
-		long ttlMs = ttl.toMillis();
+	static LockRenewal renew(MongoCollection<Document> collection, String lockId, Duration lease) {
+		long leaseMs = lease.toMillis();
 		List<LockInfo> renewed = new ArrayList<>();
 		List<LockInfo> expired = new ArrayList<>();
 		for (Member member : members(collection, lockId)) {
@@ -75,8 +75,8 @@ final class MongoLockIds {
 			}
 			String prefix = member.field() == null ? "" : SHARED + "." + member.field() + ".";
 			Document filter = memberFilter(member, lockId).append("$expr",
-					new Document("$gt", List.of(LockDocuments.exclusiveExpiry(prefix, 0), "$$NOW")));
-			Document after = collection.findOneAndUpdate(filter, LeaseStatements.extendAt(prefix, ttlMs),
+					new Document("$gt", List.of(LockDocuments.exclusiveLeaseEnd(prefix, 0), "$$NOW")));
+			Document after = collection.findOneAndUpdate(filter, LeaseStatements.extendAt(prefix, leaseMs),
 					new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER));
 			if (after == null) {
 				expired.add(member.info());

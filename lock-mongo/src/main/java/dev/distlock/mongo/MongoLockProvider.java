@@ -6,13 +6,11 @@ import java.util.Date;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.bson.Document;
-import org.jspecify.annotations.Nullable;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 import com.mongodb.client.MongoCollection;
@@ -27,6 +25,7 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.OperatorSupport;
+import dev.distlock.core.spi.PeriodicPurge;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.core.spi.StoreClock;
 import dev.distlock.core.spi.WaitingLockProvider;
@@ -34,9 +33,9 @@ import dev.distlock.core.spi.WaitingLockProvider;
 import static dev.distlock.mongo.LockDocuments.ID;
 
 /**
- * Locks in MongoDB, one document per key, with expiry on the database clock, owner-checked release and extend, and
+ * Locks in MongoDB, one document per key, with leases on the database clock, owner-checked release and extend, and
  * fencing tokens that keep increasing after the purger removes a document. Every store call is bounded (see
- * {@link CallBounds} and docs/MONGO.md). Locks may carry a lock ID (unlock and renew by ID, see {@link MongoLockIds})
+ * {@link TimeLimits} and docs/MONGO.md). Locks may carry a lock ID (unlock and renew by ID, see {@link MongoLockIds})
  * and may have no expiry; a waiting exclusive request keeps new shared holders out ({@link MongoAcquisition}).
  * {@link #start()} creates the indexes, schedules the purger as the settings say and warns when it finds a mongos
  * router; {@link #close()} stops the purger.
@@ -52,7 +51,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	/** The name of the lock-ID index on {@code ids}. */
 	public static final String LOCK_ID_INDEX = "distlock_lock_ids";
 
-	private static final long ADMIN_MS = CallBounds.ADMIN.toMillis();
+	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
 	private final MongoLockSettings settings;
 
@@ -64,15 +63,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 
 	private final MongoMaintenance maintenance;
 
-	/** The scheduler handed in for the purger, or null for a thread of the purger's own. */
-	private @Nullable ScheduledExecutorService purgeScheduler;
-
-	/** The purger's own thread, when no scheduler was handed in. */
-	private @Nullable ScheduledExecutorService ownPurger;
-
-	private @Nullable ScheduledFuture<?> purges;
-
-	private boolean started;
+	private final PeriodicPurge purge;
 
 	private volatile boolean routedThroughMongos;
 
@@ -99,6 +90,7 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 			.withReadConcern(settings.readConcern());
 		this.acquirer = new MongoAcquirer(collection, settings.callTimeout());
 		this.maintenance = new MongoMaintenance(collection, settings.collection(), purgeGrace);
+		this.purge = new PeriodicPurge("distlock-mongo-purger", settings.purgeInterval(), maintenance::purgeLogged);
 	}
 
 	/**
@@ -106,41 +98,27 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	 * Calling it again does nothing.
 	 */
 	public synchronized void start() {
-		if (started) {
+		if (!purge.start()) {
 			return;
 		}
-		started = true;
 		routedThroughMongos = MongoTopology.warnIfMongos(database, ADMIN_MS);
 		if (settings.createIndexes()) {
 			createIndexes();
 		}
-		Duration interval = settings.purgeInterval();
-		if (interval != null) {
-			ScheduledExecutorService scheduler = purgeScheduler;
-			if (scheduler == null) {
-				scheduler = MongoMaintenance.purgeThread();
-				ownPurger = scheduler;
-			}
-			purges = maintenance.schedulePurge(interval, scheduler);
-		}
 	}
 
 	/**
-	 * Runs the purger on this scheduler (a Spring Boot application hands in distlock's own) instead of a daemon
-	 * thread of the provider's own; call it before {@link #start()}. The provider does not shut it down, its owner
-	 * does; {@link #close()} cancels the purges.
+	 * Runs the purger on this scheduler, which its owner shuts down, instead of a thread of its own; call it before
+	 * {@link #start()} (see {@link PeriodicPurge#scheduler}).
 	 * @return this provider
 	 */
-	public synchronized MongoLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
-		if (started) {
-			throw new IllegalStateException("The purge scheduler must be set before start()");
-		}
-		this.purgeScheduler = scheduler;
+	public MongoLockProvider purgeScheduler(ScheduledExecutorService scheduler) {
+		purge.scheduler(scheduler);
 		return this;
 	}
 
 	/**
-	 * {@inheritDoc} The whole attempt is bounded by its lease (between 1 and 30 s, see {@link CallBounds}). If a
+	 * {@inheritDoc} The whole attempt is bounded by its lease (between 1 and 30 s, see {@link TimeLimits}). If a
 	 * statement fails in a way that may have left it applied (a timeout, a socket error, an interrupt), the grant it
 	 * may have made is released by owner token before the error is thrown, so no lock is left for a lease nobody
 	 * holds. A token that already holds the key is granted again (a repeated acquire): the lease is set anew and the
@@ -174,10 +152,10 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	 * {@inheritDoc} One read through the {@code ids} index, then one update per held lock of the ID.
 	 */
 	@Override
-	public LockRenewal renew(String lockId, Duration ttl) {
+	public LockRenewal renew(String lockId, Duration lease) {
 		LockIds.validate(lockId);
-		CallBounds.leaseMillis("ttl", ttl);
-		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, ttl));
+		TimeLimits.leaseMs("ttl", lease);
+		return MongoErrors.call(null, "renew by lock ID", ADMIN_MS, () -> MongoLockIds.renew(admin(), lockId, lease));
 	}
 
 	@Override
@@ -258,22 +236,15 @@ public final class MongoLockProvider implements WaitingLockProvider, OperatorSup
 	}
 
 	private MongoCollection<Document> admin() {
-		return CallBounds.bounded(collection, ADMIN_MS);
+		return TimeLimits.bounded(collection, ADMIN_MS);
 	}
 
 	/**
 	 * Stops the purger if {@link #start()} started one; the template and its client stay open.
 	 */
 	@Override
-	public synchronized void close() {
-		if (purges != null) {
-			purges.cancel(false);
-			purges = null;
-		}
-		if (ownPurger != null) {
-			ownPurger.shutdownNow();
-			ownPurger = null;
-		}
+	public void close() {
+		purge.close();
 	}
 
 	@Override

@@ -28,7 +28,7 @@ import static dev.distlock.mongo.LockDocuments.SHARED;
 /**
  * The status query. The server filters by key prefix (on the {@code _id} index) and by held or expired (against its
  * own {@code $$NOW}), and returns its {@code $$NOW} with each document, so remaining leases are computed on the
- * database clock; owner and TTL bounds are then applied to those figures. The owner filter matches any live holder,
+ * database clock; owner and lease bounds are then applied to those figures. The owner filter matches any live holder,
  * not only the one a shared lock reports.
  */
 final class MongoLockStatus {
@@ -115,11 +115,11 @@ final class MongoLockStatus {
 
 	/** One holder's lock: its own details, lease and lock ID, the key's latest fencing token. */
 	static LockInfo holderInfo(Document document, Document holder, LockMode mode, long nowMs) {
-		long expiry = expiry(holder);
-		boolean live = expiry > nowMs;
+		long leaseEnd = leaseEnd(holder);
+		boolean live = leaseEnd > nowMs;
 		return new LockInfo(document.getString(ID), mode, holder.getString(OWNER), holder.getString(HOST),
 				LockDocuments.fencing(document), instant(holder.getDate(ACQUIRED_AT)), remaining(holder, nowMs),
-				live ? 1 : 0, holder.getString(LockDocuments.LOCK_ID), renewedAt(holder), ttl(holder));
+				live ? 1 : 0, holder.getString(LockDocuments.LOCK_ID), renewedAt(holder), nominalLease(holder));
 	}
 
 	/**
@@ -132,7 +132,7 @@ final class MongoLockStatus {
 		}
 		for (Object value : document.get(SHARED, Document.class).values()) {
 			Document holder = (Document) value;
-			if (expiry(holder) > nowMs && owner.equals(holder.getString(OWNER))) {
+			if (leaseEnd(holder) > nowMs && owner.equals(holder.getString(OWNER))) {
 				return true;
 			}
 		}
@@ -146,21 +146,21 @@ final class MongoLockStatus {
 	static LockInfo toInfo(Document document, long nowMs) {
 		String key = document.getString(ID);
 		long fencing = LockDocuments.fencing(document);
-		long exclusiveExpiry = expiry(document);
-		if (exclusiveExpiry > nowMs) {
+		long exclusiveLeaseEnd = leaseEnd(document);
+		if (exclusiveLeaseEnd > nowMs) {
 			return holderInfo(document, document, LockMode.EXCLUSIVE, nowMs);
 		}
 		Document first = null;
-		long latest = exclusiveExpiry;
+		long latest = exclusiveLeaseEnd;
 		boolean forever = false;
 		int live = 0;
 		for (Object value : document.get(SHARED, Document.class).values()) { // always present, see LockDocuments
 			Document holder = (Document) value;
-			long holderExpiry = expiry(holder);
-			latest = Math.max(latest, holderExpiry);
-			if (holderExpiry > nowMs) {
+			long holderLeaseEnd = leaseEnd(holder);
+			latest = Math.max(latest, holderLeaseEnd);
+			if (holderLeaseEnd > nowMs) {
 				live++;
-				forever |= ttl(holder) == null;
+				forever |= nominalLease(holder) == null;
 				if (first == null || holder.getDate(ACQUIRED_AT).before(first.getDate(ACQUIRED_AT))) {
 					first = holder;
 				}
@@ -169,15 +169,15 @@ final class MongoLockStatus {
 		if (first != null) {
 			return new LockInfo(key, LockMode.SHARED, first.getString(OWNER), first.getString(HOST), fencing,
 					instant(first.getDate(ACQUIRED_AT)), forever ? LockInfo.NO_EXPIRY : Duration.ofMillis(latest - nowMs),
-					live, first.getString(LockDocuments.LOCK_ID), renewedAt(first), ttl(first));
+					live, first.getString(LockDocuments.LOCK_ID), renewedAt(first), nominalLease(first));
 		}
 		LockMode mode = LockMode.valueOf(document.getString(MODE));
 		return new LockInfo(key, mode, document.getString(OWNER), document.getString(HOST), fencing,
 				instant(document.getDate(ACQUIRED_AT)), Duration.ofMillis(latest - nowMs), 0,
-				document.getString(LockDocuments.LOCK_ID), renewedAt(document), ttl(document));
+				document.getString(LockDocuments.LOCK_ID), renewedAt(document), nominalLease(document));
 	}
 
-	private static long expiry(Document holder) {
+	private static long leaseEnd(Document holder) {
 		return holder.getDate(AT).getTime() + leaseMs(holder);
 	}
 
@@ -186,14 +186,15 @@ final class MongoLockStatus {
 	}
 
 	/** The lease set at the grant or the last renewal; null for a lock without expiry. */
-	private static @Nullable Duration ttl(Document holder) {
+	private static @Nullable Duration nominalLease(Document holder) {
 		long leaseMs = leaseMs(holder);
 		return leaseMs == LockDocuments.NO_EXPIRY_MS ? null : Duration.ofMillis(leaseMs);
 	}
 
 	private static Duration remaining(Document holder, long nowMs) {
-		long expiry = expiry(holder);
-		return ttl(holder) == null && expiry > nowMs ? LockInfo.NO_EXPIRY : Duration.ofMillis(expiry - nowMs);
+		long leaseEnd = leaseEnd(holder);
+		return nominalLease(holder) == null && leaseEnd > nowMs ? LockInfo.NO_EXPIRY
+				: Duration.ofMillis(leaseEnd - nowMs);
 	}
 
 	/** The last extend or renewal: {@code at} when it is later than the grant. */

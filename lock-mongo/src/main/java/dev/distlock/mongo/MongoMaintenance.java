@@ -3,10 +3,6 @@ package dev.distlock.mongo;
 import java.time.Duration;
 import java.util.Date;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,7 +22,7 @@ final class MongoMaintenance {
 
 	private static final Log logger = LogFactory.getLog(MongoMaintenance.class);
 
-	private static final long MAINTENANCE_MS = CallBounds.MAINTENANCE.toMillis();
+	private static final long MAINTENANCE_MS = TimeLimits.MAINTENANCE.toMillis();
 
 	private final MongoCollection<Document> collection;
 
@@ -42,7 +38,7 @@ final class MongoMaintenance {
 
 	void createIndexes() {
 		MongoErrors.call(null, "create indexes in '" + collectionName + "'", MAINTENANCE_MS,
-				() -> CallBounds.bounded(collection, MAINTENANCE_MS).createIndexes(List.of(
+				() -> TimeLimits.bounded(collection, MAINTENANCE_MS).createIndexes(List.of(
 						new IndexModel(new Document(LockDocuments.TOUCHED, 1),
 								new IndexOptions().name(MongoLockProvider.TOUCHED_INDEX)),
 						new IndexModel(new Document(LockDocuments.IDS, 1),
@@ -56,7 +52,7 @@ final class MongoMaintenance {
 			if (serverNow == null) {
 				return 0L; // an empty collection
 			}
-			long removed = CallBounds.bounded(collection, MAINTENANCE_MS)
+			long removed = TimeLimits.bounded(collection, MAINTENANCE_MS)
 				.deleteMany(LockDocuments.purgeable(serverNow, graceMs))
 				.getDeletedCount();
 			logger.debug("Purged " + removed + " expired lock documents from '" + collectionName + "'");
@@ -64,24 +60,8 @@ final class MongoMaintenance {
 		});
 	}
 
-	/**
-	 * Purges every {@code interval} on the scheduler; cancelling the returned future stops it.
-	 */
-	ScheduledFuture<?> schedulePurge(Duration interval, ScheduledExecutorService scheduler) {
-		return scheduler.scheduleWithFixedDelay(this::purgeQuietly, interval.toMillis(), interval.toMillis(),
-				TimeUnit.MILLISECONDS);
-	}
-
-	/** The purger's own daemon thread, when no scheduler was handed in; the caller shuts it down. */
-	static ScheduledExecutorService purgeThread() {
-		return Executors.newSingleThreadScheduledExecutor(runnable -> {
-			Thread thread = new Thread(runnable, "distlock-mongo-purger");
-			thread.setDaemon(true);
-			return thread;
-		});
-	}
-
-	private void purgeQuietly() {
+	/** One scheduled purge: a failure is logged, and the next run tries again. */
+	void purgeLogged() {
 		try {
 			purge();
 		}
@@ -95,7 +75,7 @@ final class MongoMaintenance {
 	 * collection is empty.
 	 */
 	private @Nullable Date serverNow() {
-		Document now = CallBounds.bounded(collection, MAINTENANCE_MS).aggregate(List.of(new Document("$limit", 1),
+		Document now = TimeLimits.bounded(collection, MAINTENANCE_MS).aggregate(List.of(new Document("$limit", 1),
 				new Document("$project", new Document(LockDocuments.ID, 0).append("now", "$$NOW")))).first();
 		return now != null ? now.getDate("now") : null;
 	}

@@ -48,7 +48,7 @@ final class LuaSources {
 	/** Removes one live shared place, publishing the release; 1 or 0. */
 	static final Script<Long> RELEASE_SHARED = load("release-shared.lua", Long.class);
 
-	/** Moves one live shared place's expiry; 1 or 0. */
+	/** Moves one live shared place's lease end; 1 or 0. */
 	static final Script<Long> EXTEND_SHARED = load("extend-shared.lua", Long.class);
 
 	/** Deletes a lock whoever holds it, keeping its fencing counter, and publishes the release; {1 or 0, token, lock ID...}. */

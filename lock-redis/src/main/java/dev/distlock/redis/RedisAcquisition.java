@@ -24,7 +24,7 @@ import dev.distlock.core.spi.LockRequest;
  * safe start for the lease. A reply of "already yours" (a grant whose message has not arrived) counts from the first
  * queued attempt. Without pub/sub an exclusive request still queues, with no grant channel: its entry only keeps new
  * shared holders out while it waits (writer priority), and it takes the lock by its own attempts. Shared requests do
- * not queue; they and waiters without pub/sub wait for a release message, the holder's expiry or the backoff, whichever
+ * not queue; they and waiters without pub/sub wait for a release message, the holder's lease end or the backoff, whichever
  * comes first.
  * <p>Written by the waiting thread and the pub/sub listener, hence synchronised.
  */
@@ -71,7 +71,7 @@ final class RedisAcquisition implements Acquisition {
 
 	private @Nullable Subscription subscription;
 
-	/** Subscribing failed: waits end on the holder's expiry or the backoff only. */
+	/** Subscribing failed: waits end on the holder's lease end or the backoff only. */
 	private boolean polling;
 
 	RedisAcquisition(LockRequest request, LockScripts scripts, PubSubChannels channels,

@@ -14,7 +14,7 @@ import dev.distlock.core.InvalidLockKeyException;
  *
  * <ul>
  * <li>{@code <namespace>:{<key>}}: the lock, a string holding the owner token (exclusive) or a sorted set of owner
- * tokens scored by expiry in server milliseconds (shared)</li>
+ * tokens scored by lease end in server milliseconds (shared)</li>
  * <li>{@code <namespace>:{<key>}:fence}: a hash with the fencing counter {@code n}, the last first-holder {@code h}
  * ({@code <owner>\n<host>}, plus {@code \n<grant time ms>} when that is not {@code n / 1000}), the last exclusive
  * release {@code r} ({@code <token>}, or
@@ -31,7 +31,7 @@ import dev.distlock.core.InvalidLockKeyException;
  * waits (for its queue entry's life, or the holder's remaining lease if longer); a release deletes it with the lock
  * and looks at the queue and publishes only if it was there</li>
  * <li>{@code <namespace>:{<key>}:ids}: the lock-ID records of the key's holders taken under a lock ID (a hash: owner
- * token -> JSON lock ID, owner, host, created, TTL, renewed, mode); it lives as long as its longest-lived record, and
+ * token -> JSON lock ID, owner, host, created, lease, renewed, mode); it lives as long as its longest-lived record, and
  * for ever while one has no expiry</li>
  * <li>{@code <namespace>:id:{<lock ID>}}: a lock ID's index of members with a lease, a sorted set of
  * {@code <owner token> <key>} by write time (server microseconds), written before each grant; in the ID's own slot,

@@ -117,22 +117,22 @@ final class RedisLockIds {
 
 	/**
 	 * Reads the ID's index newest first, then per member moves the lease of a lock its token still holds, recording
-	 * the TTL and renewal time; members recorded but no longer held are reported as expired. Entries without a record
+	 * the lease and renewal time; members recorded but no longer held are reported as expired. Entries without a record
 	 * leave the index once their acquire can no longer be in flight ({@link #trim}); entries of locks without expiry
 	 * that were renewed (or found expired) move to the members with a lease, whose index lives the new TTL.
 	 */
-	LockRenewal renew(String lockId, Duration ttl) {
+	LockRenewal renew(String lockId, Duration lease) {
 		List<LockInfo> renewed = new ArrayList<>();
 		List<LockInfo> expired = new ArrayList<>();
 		List<String> trim = new ArrayList<>();
 		long until = scripts.deadline(scripts.timeout());
 		List<Map.Entry<String, Double>> entries = members(lockId);
-		extendIndex(lockId, ttl, until);
+		extendIndex(lockId, lease, until);
 		for (Map.Entry<String, Double> entry : entries) {
 			String member = entry.getKey();
 			int space = member.indexOf(' ');
 			IdMember found = space <= 0 ? null : idMember(member.substring(space + 1), member.substring(0, space),
-					lockId, Math.max(1, ttl.toMillis()));
+					lockId, Math.max(1, lease.toMillis()));
 			if (found == null) {
 				addTrim(trim, entry, space <= 0 ? "r" : "p");
 			}
@@ -141,20 +141,20 @@ final class RedisLockIds {
 				addTrim(trim, entry, "n");
 			}
 		}
-		trim(lockId, trim, indexTtl(ttl), until);
+		trim(lockId, trim, indexTtl(lease), until);
 		return new LockRenewal(lockId, renewed, expired);
 	}
 
 	/**
-	 * Makes a lock ID's index of members with a lease live at least {@code ttl} (never less than the retention) plus
+	 * Makes a lock ID's index of members with a lease live at least {@code lease} (never less than the retention) plus
 	 * the queue stay more.
 	 */
-	private void extendIndex(String lockId, Duration ttl, long until) {
-		scripts.run(LuaSources.INDEX, indexKeys(lockId), new String[] { String.valueOf(indexTtl(ttl)) }, until);
+	private void extendIndex(String lockId, Duration lease, long until) {
+		scripts.run(LuaSources.INDEX, indexKeys(lockId), new String[] { String.valueOf(indexTtl(lease)) }, until);
 	}
 
-	private long indexTtl(Duration ttl) {
-		return Math.max(ttl.toMillis(), retention.toMillis()) + RedisKeys.QUEUE_STAY.toMillis();
+	private long indexTtl(Duration lease) {
+		return Math.max(lease.toMillis(), retention.toMillis()) + RedisKeys.QUEUE_STAY.toMillis();
 	}
 
 	/** A lock ID's two index keys: its members with a lease, and those without expiry (one slot). */
@@ -174,9 +174,9 @@ final class RedisLockIds {
 	 * members with a lease. The grace is the longest an acquire may still write its record after its index entry: its
 	 * call (at most the command timeout) and then a hand-off to its queue entry (at most the queue stay), plus a second
 	 * for clock granularity.
-	 * @param ttlMillis the TTL of the members with a lease once a renewed member moved there, or 0
+	 * @param indexTtlMs the TTL of the members with a lease once a renewed member moved there, or 0
 	 */
-	private void trim(String lockId, List<String> trim, long ttlMillis, long until) {
+	private void trim(String lockId, List<String> trim, long indexTtlMs, long until) {
 		if (trim.isEmpty()) {
 			return;
 		}
@@ -184,7 +184,7 @@ final class RedisLockIds {
 				+ RedisKeys.QUEUE_STAY.toNanos() + TimeUnit.SECONDS.toNanos(1));
 		String[] args = new String[trim.size() + 2];
 		args[0] = String.valueOf(graceMicros);
-		args[1] = String.valueOf(ttlMillis);
+		args[1] = String.valueOf(indexTtlMs);
 		for (int i = 0; i < trim.size(); i++) {
 			args[i + 2] = trim.get(i);
 		}
@@ -209,14 +209,14 @@ final class RedisLockIds {
 	}
 
 	/**
-	 * {@code id-member.lua}: one member's details, renewed to {@code ttl} when above zero, or its record dropped if
-	 * no longer held when {@code ttl} is negative; null when the store has no record of the token under the ID.
+	 * {@code id-member.lua}: one member's details, renewed to {@code leaseMs} when above zero, or its record dropped if
+	 * no longer held when {@code leaseMs} is negative; null when the store has no record of the token under the ID.
 	 */
-	private @Nullable IdMember idMember(String key, String token, String lockId, long ttlMillis) {
+	private @Nullable IdMember idMember(String key, String token, String lockId, long leaseMs) {
 		RedisKeys.OfLock redisKeys = keys.of(key);
 		List<?> reply = scripts.run(LuaSources.ID_MEMBER,
 				new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.ids(), redisKeys.holders() },
-				new String[] { token, lockId, String.valueOf(ttlMillis), String.valueOf(retention.toMillis()) },
+				new String[] { token, lockId, String.valueOf(leaseMs), String.valueOf(retention.toMillis()) },
 				scripts.deadline(scripts.timeout()));
 		if (reply == null || reply.isEmpty() || "-1".equals(String.valueOf(reply.get(0)))) {
 			return null;
@@ -233,7 +233,8 @@ final class RedisLockIds {
 		return new LockInfo(member.key(), member.shared() ? LockMode.SHARED : LockMode.EXCLUSIVE,
 				member.owner().isEmpty() ? null : member.owner(), member.host().isEmpty() ? null : member.host(),
 				member.fence(), instant(member.createdAt()), remaining, member.held() ? 1 : 0, lockId,
-				instant(member.renewedAt()), member.ttlMillis() < 0 ? null : Duration.ofMillis(member.ttlMillis()));
+				instant(member.renewedAt()),
+				member.nominalLeaseMs() < 0 ? null : Duration.ofMillis(member.nominalLeaseMs()));
 	}
 
 	private static @Nullable Instant instant(String millis) {
@@ -243,11 +244,11 @@ final class RedisLockIds {
 	/**
 	 * One lock of a lock ID as {@code id-member.lua} saw it.
 	 * @param held whether the token still held it (and, for a renewal, now has the new lease)
-	 * @param ttlMillis the lease set at the grant or the last renewal, -1 for none
+	 * @param nominalLeaseMs the lease set at the grant or the last renewal, -1 for none
 	 * @param remainingMillis the time left, -1 for no expiry
 	 */
 	private record IdMember(String key, String token, boolean held, boolean shared, String owner, String host,
-			long fence, String createdAt, long ttlMillis, String renewedAt, long remainingMillis) {
+			long fence, String createdAt, long nominalLeaseMs, String renewedAt, long remainingMillis) {
 	}
 
 }

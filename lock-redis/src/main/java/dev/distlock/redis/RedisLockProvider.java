@@ -183,8 +183,8 @@ public final class RedisLockProvider
 	 * expired ({@link RedisLockIds}).
 	 */
 	@Override
-	public LockRenewal renew(String lockId, Duration ttl) {
-		return call(() -> ids.renew(lockId, ttl));
+	public LockRenewal renew(String lockId, Duration lease) {
+		return call(() -> ids.renew(lockId, lease));
 	}
 
 	@Override

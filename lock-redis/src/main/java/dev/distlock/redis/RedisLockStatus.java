@@ -185,14 +185,14 @@ final class RedisLockStatus {
 	private static LockInfo holderInfo(LockInfo lock, List<?> holders, int at) {
 		long remainingMillis = Long.parseLong(text(holders.get(at + 6)));
 		Duration remaining = remainingMillis < 0 ? LockInfo.NO_EXPIRY : Duration.ofMillis(remainingMillis);
-		String ttl = text(holders.get(at + 5));
-		Duration ttlValue = ttl.isEmpty() ? (remainingMillis < 0 ? null : remaining)
-				: "-1".equals(ttl) ? null : Duration.ofMillis(Long.parseLong(ttl));
+		String leaseText = text(holders.get(at + 5));
+		Duration nominalLease = leaseText.isEmpty() ? (remainingMillis < 0 ? null : remaining)
+				: "-1".equals(leaseText) ? null : Duration.ofMillis(Long.parseLong(leaseText));
 		String fence = text(holders.get(at + 7));
 		return new LockInfo(lock.key(), LockMode.SHARED, blankToNull(text(holders.get(at))),
 				blankToNull(text(holders.get(at + 1))), fence.isEmpty() ? lock.fencingToken() : Long.parseLong(fence),
 				acquiredAt(text(holders.get(at + 2))), remaining, 1, blankToNull(text(holders.get(at + 3))),
-				acquiredAt(text(holders.get(at + 4))), ttlValue);
+				acquiredAt(text(holders.get(at + 4))), nominalLease);
 	}
 
 	/** One lock from its first 11 fields, or null when the key is gone or holds no lock. */
@@ -209,13 +209,13 @@ final class RedisLockStatus {
 		// PTTL -1: a lock without expiry (an exclusive key without PX, or a set with a holder scored +inf).
 		Duration remaining = held && pttl == -1 ? LockInfo.NO_EXPIRY
 				: held && pttl > 0 ? Duration.ofMillis(pttl) : Duration.ZERO;
-		String ttl = text(row.get(at + 10));
-		Duration ttlValue = ttl.isEmpty() ? (remaining == LockInfo.NO_EXPIRY ? null : remaining)
-				: "-1".equals(ttl) ? null : Duration.ofMillis(Long.parseLong(ttl));
+		String leaseText = text(row.get(at + 10));
+		Duration nominalLease = leaseText.isEmpty() ? (remaining == LockInfo.NO_EXPIRY ? null : remaining)
+				: "-1".equals(leaseText) ? null : Duration.ofMillis(Long.parseLong(leaseText));
 		return new LockInfo(key, "s".equals(mode) || "zset".equals(type) ? LockMode.SHARED : LockMode.EXCLUSIVE,
 				blankToNull(text(row.get(at + 4))), blankToNull(text(row.get(at + 5))), fencing,
 				acquiredAt(text(row.get(at + 6))), remaining, held ? holders : 0, blankToNull(text(row.get(at + 8))),
-				acquiredAt(text(row.get(at + 9))), ttlValue);
+				acquiredAt(text(row.get(at + 9))), nominalLease);
 	}
 
 	private byte[][] keyBytes(List<String> lockKeys) {

@@ -1,8 +1,5 @@
 package dev.distlock.autoconfigure;
 
-import java.time.Duration;
-
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.distlock.mongo.MongoLockSettings;
@@ -13,7 +10,7 @@ import dev.distlock.mongo.MongoLockSettings;
  * {@code META-INF/additional-spring-configuration-metadata.json}.
  */
 @ConfigurationProperties("distributed-lock.mongo")
-public class MongoLockProperties {
+public class MongoLockProperties extends DatabaseLockProperties {
 
 	/**
 	 * Collection holding one document per lock key.
@@ -31,20 +28,11 @@ public class MongoLockProperties {
 	 */
 	private boolean createIndexes = MongoLockSettings.defaults().createIndexes();
 
-	/**
-	 * How often expired lock documents are purged; never when unset.
-	 */
-	private @Nullable Duration purgeInterval = MongoLockSettings.defaults().purgeInterval();
-
-	/**
-	 * How long a lock must have been expired before its document is purged.
-	 */
-	private Duration purgeGrace = MongoLockSettings.defaults().purgeGrace();
-
-	/**
-	 * The longest any lock call may take, however long its lease; each call also ends with the lease it serves.
-	 */
-	private Duration callTimeout = MongoLockSettings.defaults().callTimeout();
+	/** The properties at the store's defaults. */
+	public MongoLockProperties() {
+		super(MongoLockSettings.defaults().purgeInterval(), MongoLockSettings.defaults().purgeGrace(),
+				MongoLockSettings.defaults().callTimeout());
+	}
 
 	public String getCollection() {
 		return collection;
@@ -68,30 +56,6 @@ public class MongoLockProperties {
 
 	public void setCreateIndexes(boolean createIndexes) {
 		this.createIndexes = createIndexes;
-	}
-
-	public @Nullable Duration getPurgeInterval() {
-		return purgeInterval;
-	}
-
-	public void setPurgeInterval(@Nullable Duration purgeInterval) {
-		this.purgeInterval = purgeInterval;
-	}
-
-	public Duration getPurgeGrace() {
-		return purgeGrace;
-	}
-
-	public void setPurgeGrace(Duration purgeGrace) {
-		this.purgeGrace = purgeGrace;
-	}
-
-	public Duration getCallTimeout() {
-		return callTimeout;
-	}
-
-	public void setCallTimeout(Duration callTimeout) {
-		this.callTimeout = callTimeout;
 	}
 
 }

@@ -200,8 +200,8 @@ public final class TestLockProvider implements WaitingLockProvider, OperatorSupp
 	}
 
 	@Override
-	public LockRenewal renew(String lockId, Duration ttl) {
-		return store.renew(lockId, ttl);
+	public LockRenewal renew(String lockId, Duration lease) {
+		return store.renew(lockId, lease);
 	}
 
 	@Override

@@ -6,7 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.benchmarks.harness.LockClient;
-import dev.distlock.core.LockHandle;
+import dev.distlock.benchmarks.harness.TemplateClient;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.jdbc.JdbcLockProvider;
@@ -64,44 +64,12 @@ public final class DistlockJdbcArm extends JdbcArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(newPool(), this);
-	}
-
-	private static final class Client implements LockClient {
-
-		private final HikariDataSource pool;
-
-		private final JdbcLockProvider provider;
-
-		private final LockTemplate template;
-
-		private final LockOptions options;
-
-		Client(HikariDataSource pool, DistlockJdbcArm arm) {
-			this.pool = pool;
-			this.provider = new JdbcLockProvider(pool, arm.database().dialect(), JdbcLockSettings.defaults());
-			this.provider.start();
-			this.options = arm.options;
-			this.template = LockTemplate.builder(provider).defaults(options).build();
-		}
-
-		@Override
-		public Object lock(String key) {
-			return template.acquire(key, options);
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((LockHandle) held).release();
-		}
-
-		@Override
-		public void close() {
-			template.close();
+		HikariDataSource pool = newPool();
+		JdbcLockProvider provider = newDistlockProvider(pool);
+		return new TemplateClient(provider, options, () -> {
 			provider.close();
 			pool.close();
-		}
-
+		});
 	}
 
 }

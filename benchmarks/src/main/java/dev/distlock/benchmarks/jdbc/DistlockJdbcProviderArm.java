@@ -1,16 +1,9 @@
 package dev.distlock.benchmarks.jdbc;
 
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-
 import com.zaxxer.hikari.HikariDataSource;
 
 import dev.distlock.benchmarks.harness.LockClient;
-import dev.distlock.core.LockMode;
-import dev.distlock.core.OwnerDetails;
-import dev.distlock.core.spi.Lease;
-import dev.distlock.core.spi.LockRequest;
+import dev.distlock.benchmarks.harness.ProviderClient;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.jdbc.JdbcLockSettings;
 
@@ -21,10 +14,6 @@ import dev.distlock.jdbc.JdbcLockSettings;
  * waiting add.
  */
 public final class DistlockJdbcProviderArm extends JdbcArm {
-
-	private static final Duration LEASE = Duration.ofSeconds(10);
-
-	private static final OwnerDetails OWNER = new OwnerDetails("benchmarks", "localhost");
 
 	/**
 	 * An arm on the database, one pool of {@code poolSize} per client.
@@ -50,45 +39,12 @@ public final class DistlockJdbcProviderArm extends JdbcArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(newPool(), this);
-	}
-
-	private static final class Client implements LockClient {
-
-		private final HikariDataSource pool;
-
-		private final JdbcLockProvider provider;
-
-		Client(HikariDataSource pool, DistlockJdbcProviderArm arm) {
-			this.pool = pool;
-			this.provider = new JdbcLockProvider(pool, arm.database().dialect(), JdbcLockSettings.defaults());
-			this.provider.start();
-		}
-
-		@Override
-		public Object lock(String key) {
-			ThreadLocalRandom random = ThreadLocalRandom.current();
-			LockRequest request = new LockRequest(key,
-					Long.toHexString(random.nextLong()) + Long.toHexString(random.nextLong()), LEASE,
-					LockMode.EXCLUSIVE, 1, OWNER);
-			Optional<Lease> lease;
-			while ((lease = provider.tryAcquire(request)).isEmpty()) {
-				JdbcPause.retryDelay();
-			}
-			return lease.get();
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((Lease) held).release();
-		}
-
-		@Override
-		public void close() {
+		HikariDataSource pool = newPool();
+		JdbcLockProvider provider = newDistlockProvider(pool);
+		return new ProviderClient(provider, JdbcPause::retryDelay, () -> {
 			provider.close();
 			pool.close();
-		}
-
+		});
 	}
 
 }

@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.locks.Lock;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
@@ -13,6 +12,7 @@ import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import dev.distlock.benchmarks.harness.LockClient;
+import dev.distlock.benchmarks.harness.RegistryClient;
 import dev.distlock.jdbc.JdbcDialect;
 
 /**
@@ -70,44 +70,15 @@ public final class IntegrationJdbcArm extends JdbcArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(newPool());
-	}
-
-	private static final class Client implements LockClient {
-
-		private final HikariDataSource pool;
-
-		private final DefaultLockRepository repository;
-
-		private final JdbcLockRegistry registry;
-
-		Client(HikariDataSource pool) {
-			this.pool = pool;
-			this.repository = new DefaultLockRepository(pool);
-			this.repository.setTransactionManager(new DataSourceTransactionManager(pool));
-			this.repository.afterPropertiesSet();
-			this.repository.afterSingletonsInstantiated();
-			this.registry = new JdbcLockRegistry(repository, Duration.ofSeconds(10));
-		}
-
-		@Override
-		public Object lock(String key) {
-			Lock lock = registry.obtain(key);
-			lock.lock();
-			return lock;
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((Lock) held).unlock();
-		}
-
-		@Override
-		public void close() {
+		HikariDataSource pool = newPool();
+		DefaultLockRepository repository = new DefaultLockRepository(pool);
+		repository.setTransactionManager(new DataSourceTransactionManager(pool));
+		repository.afterPropertiesSet();
+		repository.afterSingletonsInstantiated();
+		return new RegistryClient(new JdbcLockRegistry(repository, Duration.ofSeconds(10)), () -> {
 			repository.close();
 			pool.close();
-		}
-
+		});
 	}
 
 }

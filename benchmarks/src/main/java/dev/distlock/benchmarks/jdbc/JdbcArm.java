@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import dev.distlock.benchmarks.harness.ConnectionGauge;
 import dev.distlock.benchmarks.harness.LockArm;
+import dev.distlock.jdbc.JdbcLockProvider;
+import dev.distlock.jdbc.JdbcLockSettings;
 
 /**
  * What every JDBC arm shares: the database, one pool of the same size per client (as a separate JVM would have), a
@@ -47,6 +49,13 @@ public abstract class JdbcArm implements LockArm {
 	/** A new pool for one client. */
 	HikariDataSource newPool() {
 		return newPool("");
+	}
+
+	/** Distlock's provider on one client's pool, with the default settings, started. */
+	JdbcLockProvider newDistlockProvider(HikariDataSource pool) {
+		JdbcLockProvider provider = new JdbcLockProvider(pool, database.dialect(), JdbcLockSettings.defaults());
+		provider.start();
+		return provider;
 	}
 
 	/** A new pool for one client, with driver options appended to the URL. */

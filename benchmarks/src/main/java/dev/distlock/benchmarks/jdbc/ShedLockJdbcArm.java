@@ -1,16 +1,11 @@
 package dev.distlock.benchmarks.jdbc;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
-
 import com.zaxxer.hikari.HikariDataSource;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.distlock.benchmarks.harness.LockClient;
+import dev.distlock.benchmarks.harness.ShedLockClient;
 import dev.distlock.jdbc.JdbcDialect;
 
 /**
@@ -52,46 +47,13 @@ public final class ShedLockJdbcArm extends JdbcArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(newPool());
-	}
-
-	private static final class Client implements LockClient {
-
-		private final HikariDataSource pool;
-
-		private final JdbcTemplateLockProvider provider;
-
-		Client(HikariDataSource pool) {
-			this.pool = pool;
-			this.provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-				.withJdbcTemplate(new JdbcTemplate(pool))
-				.withTableName(TABLE)
-				.usingDbTime()
-				.build());
-		}
-
-		@Override
-		public Object lock(String key) {
-			while (true) {
-				Optional<SimpleLock> lock = provider
-					.lock(new LockConfiguration(Instant.now(), key, Duration.ofSeconds(10), Duration.ZERO));
-				if (lock.isPresent()) {
-					return lock.get();
-				}
-				JdbcPause.retryDelay();
-			}
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((SimpleLock) held).unlock();
-		}
-
-		@Override
-		public void close() {
-			pool.close();
-		}
-
+		HikariDataSource pool = newPool();
+		JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+			.withJdbcTemplate(new JdbcTemplate(pool))
+			.withTableName(TABLE)
+			.usingDbTime()
+			.build());
+		return new ShedLockClient(provider, JdbcPause::retryDelay, pool::close);
 	}
 
 }

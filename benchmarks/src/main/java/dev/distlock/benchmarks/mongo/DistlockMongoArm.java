@@ -8,7 +8,7 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 
 import dev.distlock.benchmarks.harness.LockArm;
 import dev.distlock.benchmarks.harness.LockClient;
-import dev.distlock.core.LockHandle;
+import dev.distlock.benchmarks.harness.TemplateClient;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.mongo.MongoLockProvider;
@@ -47,40 +47,13 @@ public final class DistlockMongoArm implements LockArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(MongoClients.create(uri));
-	}
-
-	private static final class Client implements LockClient {
-
-		private final MongoClient client;
-
-		private final MongoLockProvider provider;
-
-		private final LockTemplate template;
-
-		Client(MongoClient client) {
-			this.client = client;
-			this.provider = new MongoLockProvider(new MongoTemplate(client, "bench"), MongoLockSettings.defaults());
-			this.template = LockTemplate.builder(provider).defaults(OPTIONS).build();
-		}
-
-		@Override
-		public Object lock(String key) {
-			return template.acquire(key, OPTIONS);
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((LockHandle) held).release();
-		}
-
-		@Override
-		public void close() {
-			template.close();
+		MongoClient client = MongoClients.create(uri);
+		MongoLockProvider provider = new MongoLockProvider(new MongoTemplate(client, "bench"),
+				MongoLockSettings.defaults());
+		return new TemplateClient(provider, OPTIONS, () -> {
 			provider.close();
 			client.close();
-		}
-
+		});
 	}
 
 }

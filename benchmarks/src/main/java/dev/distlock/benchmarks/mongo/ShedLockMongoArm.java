@@ -1,18 +1,13 @@
 package dev.distlock.benchmarks.mongo;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
-
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.mongo.MongoLockProvider;
 
 import dev.distlock.benchmarks.harness.LockArm;
 import dev.distlock.benchmarks.harness.LockClient;
+import dev.distlock.benchmarks.harness.ShedLockClient;
 
 /**
  * ShedLock's Mongo provider: {@code lockAtMostFor} 10 s, {@code lockAtLeastFor} zero, majority writes. ShedLock never
@@ -41,43 +36,10 @@ public final class ShedLockMongoArm implements LockArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(MongoClients.create(uri));
-	}
-
-	private static final class Client implements LockClient {
-
-		private final MongoClient client;
-
-		private final MongoLockProvider provider;
-
-		Client(MongoClient client) {
-			this.client = client;
-			this.provider = new MongoLockProvider(
-					client.getDatabase("bench").getCollection("shedLock").withWriteConcern(WriteConcern.MAJORITY));
-		}
-
-		@Override
-		public Object lock(String key) {
-			while (true) {
-				Optional<SimpleLock> lock = provider
-					.lock(new LockConfiguration(Instant.now(), key, Duration.ofSeconds(10), Duration.ZERO));
-				if (lock.isPresent()) {
-					return lock.get();
-				}
-				MongoPause.retryDelay();
-			}
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((SimpleLock) held).unlock();
-		}
-
-		@Override
-		public void close() {
-			client.close();
-		}
-
+		MongoClient client = MongoClients.create(uri);
+		MongoLockProvider provider = new MongoLockProvider(
+				client.getDatabase("bench").getCollection("shedLock").withWriteConcern(WriteConcern.MAJORITY));
+		return new ShedLockClient(provider, MongoPause::retryDelay, client::close);
 	}
 
 }

@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 /**
  * A redis-server of our own on a free port, from the binary on the PATH (or {@code REDIS_SERVER}), never the shared
  * 6379: no persistence, so the disk does not take part in the figures.
@@ -21,6 +24,15 @@ public final class BenchmarkRedisServer implements AutoCloseable {
 	private BenchmarkRedisServer(Process process, int port) {
 		this.process = process;
 		this.port = port;
+	}
+
+	/** A started Lettuce connection factory to the server at the port on this machine; the caller destroys it. */
+	public static LettuceConnectionFactory connect(int port) {
+		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", port));
+		connectionFactory.afterPropertiesSet();
+		connectionFactory.start();
+		return connectionFactory;
 	}
 
 	/**

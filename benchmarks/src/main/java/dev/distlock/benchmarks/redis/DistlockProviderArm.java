@@ -1,18 +1,10 @@
 package dev.distlock.benchmarks.redis;
 
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.benchmarks.harness.LockArm;
 import dev.distlock.benchmarks.harness.LockClient;
-import dev.distlock.core.LockMode;
-import dev.distlock.core.OwnerDetails;
-import dev.distlock.core.spi.Lease;
-import dev.distlock.core.spi.LockRequest;
+import dev.distlock.benchmarks.harness.ProviderClient;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.RedisLockSettings;
 
@@ -23,10 +15,6 @@ import dev.distlock.redis.RedisLockSettings;
  * waiting) adds.
  */
 public final class DistlockProviderArm implements LockArm {
-
-	private static final Duration LEASE = Duration.ofSeconds(10);
-
-	private static final OwnerDetails OWNER = new OwnerDetails("benchmarks", "localhost");
 
 	private final int port;
 
@@ -49,46 +37,12 @@ public final class DistlockProviderArm implements LockArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(port);
-	}
-
-	private static final class Client implements LockClient {
-
-		private final LettuceConnectionFactory connectionFactory;
-
-		private final RedisLockProvider provider;
-
-		Client(int port) {
-			this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-			this.connectionFactory.afterPropertiesSet();
-			this.connectionFactory.start();
-			this.provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
-		}
-
-		@Override
-		public Object lock(String key) {
-			ThreadLocalRandom random = ThreadLocalRandom.current();
-			LockRequest request = new LockRequest(key,
-					Long.toHexString(random.nextLong()) + Long.toHexString(random.nextLong()), LEASE,
-					LockMode.EXCLUSIVE, 1, OWNER);
-			Optional<Lease> lease;
-			while ((lease = provider.tryAcquire(request)).isEmpty()) {
-				Thread.onSpinWait();
-			}
-			return lease.get();
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((Lease) held).release();
-		}
-
-		@Override
-		public void close() {
+		LettuceConnectionFactory connectionFactory = BenchmarkRedisServer.connect(port);
+		RedisLockProvider provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
+		return new ProviderClient(provider, Thread::onSpinWait, () -> {
 			provider.close();
 			connectionFactory.destroy();
-		}
-
+		});
 	}
 
 }

@@ -2,12 +2,11 @@ package dev.distlock.benchmarks.redis;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.benchmarks.harness.LockArm;
 import dev.distlock.benchmarks.harness.LockClient;
-import dev.distlock.core.LockHandle;
+import dev.distlock.benchmarks.harness.TemplateClient;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.redis.RedisLockProvider;
@@ -50,45 +49,12 @@ public final class DistlockRedisArm implements LockArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(port, options);
-	}
-
-	private static final class Client implements LockClient {
-
-		private final LettuceConnectionFactory connectionFactory;
-
-		private final RedisLockProvider provider;
-
-		private final LockTemplate template;
-
-		private final LockOptions options;
-
-		Client(int port, LockOptions options) {
-			this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-			this.connectionFactory.afterPropertiesSet();
-			this.connectionFactory.start();
-			this.provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
-			this.template = LockTemplate.builder(provider).defaults(options).build();
-			this.options = options;
-		}
-
-		@Override
-		public Object lock(String key) {
-			return template.acquire(key, options);
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((LockHandle) held).release();
-		}
-
-		@Override
-		public void close() {
-			template.close();
+		LettuceConnectionFactory connectionFactory = BenchmarkRedisServer.connect(port);
+		RedisLockProvider provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
+		return new TemplateClient(provider, options, () -> {
 			provider.close();
 			connectionFactory.destroy();
-		}
-
+		});
 	}
 
 }

@@ -1,9 +1,7 @@
 package dev.distlock.benchmarks.redis;
 
 import java.time.Duration;
-import java.util.concurrent.locks.Lock;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
@@ -11,6 +9,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import dev.distlock.benchmarks.harness.LockArm;
 import dev.distlock.benchmarks.harness.LockClient;
+import dev.distlock.benchmarks.harness.RegistryClient;
 
 /**
  * Spring Integration's {@link RedisLockRegistry} with a 10 s expiry, in spin or pub/sub mode, optionally with its
@@ -46,50 +45,20 @@ public final class IntegrationRegistryArm implements LockArm {
 
 	@Override
 	public LockClient newClient() {
-		return new Client(port, type, renew);
-	}
-
-	private static final class Client implements LockClient {
-
-		private final LettuceConnectionFactory connectionFactory;
-
-		private final RedisLockRegistry registry;
-
-		private final ThreadPoolTaskScheduler scheduler;
-
-		Client(int port, RedisLockType type, boolean renew) {
-			this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-			this.connectionFactory.afterPropertiesSet();
-			this.connectionFactory.start();
-			this.registry = new RedisLockRegistry(connectionFactory, "si-bench", Duration.ofSeconds(10));
-			this.registry.setRedisLockType(type);
-			this.scheduler = new ThreadPoolTaskScheduler();
-			if (renew) {
-				scheduler.setThreadNamePrefix("si-renewal-");
-				scheduler.initialize();
-				registry.setRenewalTaskScheduler(scheduler);
-			}
+		LettuceConnectionFactory connectionFactory = BenchmarkRedisServer.connect(port);
+		RedisLockRegistry registry = new RedisLockRegistry(connectionFactory, "si-bench", Duration.ofSeconds(10));
+		registry.setRedisLockType(type);
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		if (renew) {
+			scheduler.setThreadNamePrefix("si-renewal-");
+			scheduler.initialize();
+			registry.setRenewalTaskScheduler(scheduler);
 		}
-
-		@Override
-		public Object lock(String key) {
-			Lock lock = registry.obtain(key);
-			lock.lock();
-			return lock;
-		}
-
-		@Override
-		public void unlock(Object held) {
-			((Lock) held).unlock();
-		}
-
-		@Override
-		public void close() {
+		return new RegistryClient(registry, () -> {
 			registry.destroy();
 			scheduler.shutdown();
 			connectionFactory.destroy();
-		}
-
+		});
 	}
 
 }

@@ -37,7 +37,7 @@ public final class HandleRegistry implements AutoCloseable {
 
 	private final Watchdog watchdog;
 
-	private final StoreCalls store;
+	private final StoreErrors store;
 
 	private final LongSupplier nanoClock;
 
@@ -49,7 +49,7 @@ public final class HandleRegistry implements AutoCloseable {
 	 * A registry reporting to the listeners, renewing with the watchdog (which it closes), and checking locks without
 	 * expiry every {@code holderCheckInterval}.
 	 */
-	public HandleRegistry(List<LockListener> listeners, Watchdog watchdog, StoreCalls store, LongSupplier nanoClock,
+	public HandleRegistry(List<LockListener> listeners, Watchdog watchdog, StoreErrors store, LongSupplier nanoClock,
 			Duration holderCheckInterval) {
 		this.holderCheckInterval = holderCheckInterval;
 		this.listeners = new Listeners(listeners);
@@ -121,10 +121,10 @@ public final class HandleRegistry implements AutoCloseable {
 	/**
 	 * Counts the lease of this template's handles of the lock ID on the renewed keys from {@code startNanos}.
 	 */
-	public void renewedById(String lockId, Set<String> keys, long startNanos, Duration ttl) {
+	public void renewedById(String lockId, Set<String> keys, long startNanos, Duration lease) {
 		for (LeaseHandle handle : held) {
 			if (lockId.equals(handle.groupId()) && keys.contains(handle.key())) {
-				handle.renewedById(startNanos, ttl);
+				handle.renewedById(startNanos, lease);
 			}
 		}
 	}

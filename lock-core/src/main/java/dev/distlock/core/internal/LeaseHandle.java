@@ -35,7 +35,7 @@ import dev.distlock.core.spi.LockInfo;
  * the store still holds it); at most one renewal runs at a time, so a renewal stuck in the store is not stacked with
  * more.</li>
  * <li>Its calls on the provider lease (extend, renewal, holder check, release) are each named for
- * {@link StoreCalls}; a release reaches the store even when the caller was interrupted in the body, and before the
+ * {@link StoreErrors}; a release reaches the store even when the caller was interrupted in the body, and before the
  * minimum hold has passed it shortens the lease to the rest of the hold instead of releasing.</li>
  * <li>The news of a loss goes out from here, once: the log (a warning), the {@link HandleRegistry} and its listeners,
  * and the callbacks registered on the handle; one callback's exception reaches neither the others nor the code that
@@ -90,7 +90,7 @@ public final class LeaseHandle implements LockHandle {
 
 	private final @Nullable Duration holdAtLeast;
 
-	private final StoreCalls store;
+	private final StoreErrors store;
 
 	/** The watchdog's scheduled ticks, cancelled when the handle is released or lost. */
 	private volatile @Nullable ScheduledFuture<?> ticks;
@@ -110,7 +110,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	public LeaseHandle(String key, String token, Lease lease, LockMode mode, @Nullable String name,
 			@Nullable String groupId, Duration waited, Duration timeout, boolean expires,
-			@Nullable Duration holdAtLeast, long requestedNanos, StoreCalls store, HandleRegistry registry,
+			@Nullable Duration holdAtLeast, long requestedNanos, StoreErrors store, HandleRegistry registry,
 			LongSupplier nanoClock) {
 		this.key = key;
 		this.token = token;
@@ -244,9 +244,9 @@ public final class LeaseHandle implements LockHandle {
 	/**
 	 * Counts the lease from {@code startNanos} again: its lock ID was renewed through the template.
 	 */
-	void renewedById(long startNanos, Duration ttl) {
+	void renewedById(long startNanos, Duration lease) {
 		if (state.get() == State.HELD) {
-			countLeaseFrom(startNanos, ttl);
+			countLeaseFrom(startNanos, lease);
 		}
 	}
 

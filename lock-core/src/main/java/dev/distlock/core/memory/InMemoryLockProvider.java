@@ -186,8 +186,8 @@ public final class InMemoryLockProvider
 	}
 
 	@Override
-	public LockRenewal renew(String lockId, Duration ttl) {
-		return lockIds.renew(LockIds.validate(lockId), ttl);
+	public LockRenewal renew(String lockId, Duration lease) {
+		return lockIds.renew(LockIds.validate(lockId), lease);
 	}
 
 	@Override

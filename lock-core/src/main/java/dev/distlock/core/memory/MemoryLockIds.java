@@ -68,10 +68,10 @@ final class MemoryLockIds {
 	}
 
 	/**
-	 * Sets the lease of every live lock of the ID to {@code ttl} from now, newest grant first, and lists the ID's
+	 * Sets the lease of every live lock of the ID to {@code lease} from now, newest grant first, and lists the ID's
 	 * expired locks on record by key.
 	 */
-	LockRenewal renew(String lockId, Duration ttl) {
+	LockRenewal renew(String lockId, Duration lease) {
 		record Renewed(LockInfo info, long fencing) {
 		}
 		List<Renewed> renewed = new ArrayList<>();
@@ -81,7 +81,7 @@ final class MemoryLockIds {
 				provider.prune(key, slot, now);
 				for (Holder holder : slot.holders.values()) {
 					if (lockId.equals(holder.lockId)) {
-						holder.renew(ttl, now);
+						holder.renew(lease, now);
 						renewed.add(new Renewed(slot.info(key, holder, now), holder.fencing));
 					}
 				}

@@ -73,21 +73,21 @@ final class MemorySlot {
 		return holders.isEmpty() && writers.isEmpty();
 	}
 
-	/** The key as status shows it: its earliest holder's details, its latest expiry, its live holders. */
+	/** The key as status shows it: its earliest holder's details, its latest lease end, its live holders. */
 	LockInfo info(String key, long now) {
 		Holder first = holders.values().iterator().next();
-		boolean forever = holders.values().stream().anyMatch(holder -> holder.ttl == null);
+		boolean forever = holders.values().stream().anyMatch(holder -> holder.lease == null);
 		long latest = holders.values().stream().mapToLong(holder -> holder.expiresAt).max().orElse(now);
 		int live = (int) holders.values().stream().filter(holder -> holder.live(now)).count();
 		return new LockInfo(key, mode, first.owner.owner(), first.owner.host(), lastFencing, first.acquiredAt,
 				forever ? LockInfo.NO_EXPIRY : Duration.ofNanos(latest - now), live, first.lockId, first.renewedAt,
-				first.ttl);
+				first.lease);
 	}
 
 	/** One holder's lock as its lock ID sees it. */
 	LockInfo info(String key, Holder holder, long now) {
 		return new LockInfo(key, mode, holder.owner.owner(), holder.owner.host(), lastFencing, holder.acquiredAt,
-				holder.remaining(now), holder.live(now) ? 1 : 0, holder.lockId, holder.renewedAt, holder.ttl);
+				holder.remaining(now), holder.live(now) ? 1 : 0, holder.lockId, holder.renewedAt, holder.lease);
 	}
 
 	/**
@@ -107,7 +107,7 @@ final class MemorySlot {
 		@Nullable Instant renewedAt;
 
 		/** The lease set at the grant or the last renewal; null for no expiry. */
-		@Nullable Duration ttl;
+		@Nullable Duration lease;
 
 		long expiresAt;
 
@@ -122,15 +122,15 @@ final class MemorySlot {
 		}
 
 		boolean live(long now) {
-			return ttl == null || now - expiresAt < 0;
+			return lease == null || now - expiresAt < 0;
 		}
 
 		Duration remaining(long now) {
-			return ttl == null ? LockInfo.NO_EXPIRY : Duration.ofNanos(expiresAt - now);
+			return lease == null ? LockInfo.NO_EXPIRY : Duration.ofNanos(expiresAt - now);
 		}
 
 		void setLease(Duration lease, long now) {
-			this.ttl = lease;
+			this.lease = lease;
 			this.expiresAt = now + lease.toNanos();
 		}
 

@@ -20,9 +20,9 @@ public interface LockIdSupport {
 	List<LockInfo> unlock(String lockId);
 
 	/**
-	 * Sets the lease of every held lock of the ID to {@code ttl} from now (a lock without expiry gets one), and
+	 * Sets the lease of every held lock of the ID to {@code lease} from now (a lock without expiry gets one), and
 	 * reports the ID's locks that had already expired.
 	 */
-	LockRenewal renew(String lockId, Duration ttl);
+	LockRenewal renew(String lockId, Duration lease);
 
 }

@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
 /**
  * What {@link LockIdSupport#renew} did with the locks of one lock ID.
  * @param lockId the lock ID
- * @param renewed the locks that were held and now have the new TTL, newest first
+ * @param renewed the locks that were held and now have the new lease, newest first
  * @param expired locks of the ID the store still records whose lease had already ended: not renewed, and possibly
  * someone else's by now. A lock whose record the store already dropped cannot be found by its ID; compare with the
  * keys you expect through {@link #missing(Collection)}

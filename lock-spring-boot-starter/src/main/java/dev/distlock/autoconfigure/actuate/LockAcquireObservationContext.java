@@ -2,7 +2,6 @@ package dev.distlock.autoconfigure.actuate;
 
 import java.time.Duration;
 
-import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.LockAttempt;
@@ -11,15 +10,9 @@ import dev.distlock.core.LockAttempt;
  * What an observation of one acquisition carries: what was asked for, its low-cardinality tags chosen on the
  * acquiring thread, and, once it ended, its outcome and attempts. The observation's duration is the wait.
  */
-public class LockAcquireObservationContext extends Observation.Context {
+public class LockAcquireObservationContext extends AbstractLockObservationContext {
 
 	private final LockAttempt attempt;
-
-	private final String provider;
-
-	private final String keyPrefix;
-
-	private final String method;
 
 	private LockAttempt.@Nullable Outcome outcome;
 
@@ -36,10 +29,8 @@ public class LockAcquireObservationContext extends Observation.Context {
 	 * for a {@code LockTemplate} call
 	 */
 	public LockAcquireObservationContext(LockAttempt attempt, String provider, String keyPrefix, String method) {
+		super(provider, keyPrefix, method);
 		this.attempt = attempt;
-		this.provider = provider;
-		this.keyPrefix = keyPrefix;
-		this.method = method;
 	}
 
 	/**
@@ -47,27 +38,6 @@ public class LockAcquireObservationContext extends Observation.Context {
 	 */
 	public LockAttempt getAttempt() {
 		return attempt;
-	}
-
-	/**
-	 * The provider's short name, such as {@code redis}.
-	 */
-	public String getProvider() {
-		return provider;
-	}
-
-	/**
-	 * The key's low-cardinality tag value.
-	 */
-	public String getKeyPrefix() {
-		return keyPrefix;
-	}
-
-	/**
-	 * The {@code @DistributedLock} method, as {@code ClassName.methodName}, or {@code none}.
-	 */
-	public String getMethod() {
-		return method;
 	}
 
 	/**

@@ -1,21 +1,13 @@
 package dev.distlock.autoconfigure.actuate;
 
-import io.micrometer.observation.Observation;
-
 import dev.distlock.core.LockHandle;
 
 /**
  * What an observation of a held lock carries: the handle and its low-cardinality tags, chosen on the acquiring thread.
  */
-public class LockObservationContext extends Observation.Context {
+public class LockObservationContext extends AbstractLockObservationContext {
 
 	private final LockHandle handle;
-
-	private final String provider;
-
-	private final String keyPrefix;
-
-	private final String method;
 
 	/**
 	 * A context for the held lock.
@@ -26,10 +18,8 @@ public class LockObservationContext extends Observation.Context {
 	 * {@link LockKeyTag#NONE} for a {@code LockTemplate} call
 	 */
 	public LockObservationContext(LockHandle handle, String provider, String keyPrefix, String method) {
+		super(provider, keyPrefix, method);
 		this.handle = handle;
-		this.provider = provider;
-		this.keyPrefix = keyPrefix;
-		this.method = method;
 	}
 
 	/**
@@ -37,27 +27,6 @@ public class LockObservationContext extends Observation.Context {
 	 */
 	public LockHandle getHandle() {
 		return handle;
-	}
-
-	/**
-	 * The provider's short name, such as {@code redis}.
-	 */
-	public String getProvider() {
-		return provider;
-	}
-
-	/**
-	 * The key's low-cardinality tag value.
-	 */
-	public String getKeyPrefix() {
-		return keyPrefix;
-	}
-
-	/**
-	 * The {@code @DistributedLock} method that took the lock, as {@code ClassName.methodName}, or {@code none}.
-	 */
-	public String getMethod() {
-		return method;
 	}
 
 }

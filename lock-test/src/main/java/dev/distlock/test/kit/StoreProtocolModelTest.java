@@ -444,17 +444,17 @@ public abstract class StoreProtocolModelTest {
 	private void renewById() {
 		String lockId = lockIds.get(random.nextInt(lockIds.size()));
 		int via = random.nextInt(providers.size());
-		Duration ttl = random.nextBoolean() ? LONG_LEASE : Duration.ofMillis(1 + random.nextInt(30));
+		Duration lease = random.nextBoolean() ? LONG_LEASE : Duration.ofMillis(1 + random.nextInt(30));
 		List<Holding> members = holdingsOfId(lockId);
-		note("renew(%s, %d ms) via instance %d, members %s", lockId, ttl.toMillis(), via, describe(members));
-		LockRenewal renewal = ids(via).renew(lockId, ttl);
+		note("renew(%s, %d ms) via instance %d, members %s", lockId, lease.toMillis(), via, describe(members));
+		LockRenewal renewal = ids(via).renew(lockId, lease);
 		long replyNanos = System.nanoTime();
 		Set<String> renewed = renewal.renewed().stream().map(LockInfo::key).collect(Collectors.toSet());
 		answered("renewed " + renewed);
 		checkIdAnswer(members, renewed, "renew(" + lockId + ")");
 		for (Holding member : members) {
 			if (renewed.contains(member.request.key())) {
-				member.extendedTo(ttl, replyNanos);
+				member.extendedTo(lease, replyNanos);
 			}
 			else {
 				member.dead = true;

@@ -12,14 +12,14 @@ import dev.distlock.core.LockStoreException;
  * operation and the key. Stores throw {@link LockStoreException} (or their client's own exceptions) with the store's
  * words only; other {@link DistributedLockException}s, such as a rejected option, pass through unchanged.
  */
-public final class StoreCalls {
+public final class StoreErrors {
 
 	private final String storeName;
 
 	/**
 	 * Translates for the named store, such as {@code redis}.
 	 */
-	public StoreCalls(String storeName) {
+	public StoreErrors(String storeName) {
 		this.storeName = storeName;
 	}
 

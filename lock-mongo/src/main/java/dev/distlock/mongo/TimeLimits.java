@@ -16,7 +16,7 @@ import dev.distlock.core.InvalidLockOptionException;
  * majority write-concern waits included: with a secondary down or the server paused, a call ends with a timeout
  * instead of waiting forever. The bounds per operation are in docs/MONGO.md.
  */
-final class CallBounds {
+final class TimeLimits {
 
 	/** The longest lease or extension the provider accepts; beyond it expiry arithmetic could overflow. */
 	static final Duration MAX_LEASE = Duration.ofDays(365);
@@ -37,7 +37,7 @@ final class CallBounds {
 	/** Each statement of createIndexes and purge. */
 	static final Duration MAINTENANCE = Duration.ofMinutes(1);
 
-	private CallBounds() {
+	private TimeLimits() {
 	}
 
 	/**
@@ -62,7 +62,7 @@ final class CallBounds {
 	 * @param option the option the error names: {@code timeout} for an acquire, {@code lease} for an extension
 	 * @throws InvalidLockOptionException if the duration is null, not positive, or longer than {@link #MAX_LEASE}
 	 */
-	static long leaseMillis(String option, Duration lease) {
+	static long leaseMs(String option, Duration lease) {
 		if (lease == null || lease.isNegative() || lease.isZero()) {
 			throw new InvalidLockOptionException(option, "must be positive, was " + lease);
 		}

@@ -10,7 +10,7 @@ import dev.distlock.core.InvalidLockOptionException;
  * its lease, between {@link #FLOOR} (never below a healthy round trip on a loaded machine) and the settings' call
  * timeout; the bound becomes the statements' query timeout, which the database enforces.
  */
-final class CallBounds {
+final class TimeLimits {
 
 	/** The longest lease or extension accepted. */
 	static final Duration MAX_LEASE = Duration.ofDays(365);
@@ -27,7 +27,7 @@ final class CallBounds {
 	/** Each statement of the purge and the schema check. */
 	static final Duration MAINTENANCE = Duration.ofMinutes(1);
 
-	private CallBounds() {
+	private TimeLimits() {
 	}
 
 	/** The bound of a lock call with {@code leftNanos} of its lease left: that, between the floor and the timeout. */
@@ -40,7 +40,7 @@ final class CallBounds {
 	 * A lease or extension in whole milliseconds, rounded up; checked before anything is sent.
 	 * @param option the option the error names: {@code timeout} for an acquire, {@code lease} or {@code ttl} otherwise
 	 */
-	static long leaseMillis(String option, Duration lease) {
+	static long leaseMs(String option, Duration lease) {
 		if (lease == null || lease.isNegative() || lease.isZero()) {
 			throw new InvalidLockOptionException(option, "must be positive, was " + lease);
 		}

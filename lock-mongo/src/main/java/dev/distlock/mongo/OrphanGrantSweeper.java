@@ -21,9 +21,9 @@ import dev.distlock.core.spi.LockRequest;
  * paused server) and land as soon as the store answers again, so while the clean-up itself gets no answer the window
  * moves on and the next try comes soon; only answered tries back off.
  */
-final class UnknownGrants {
+final class OrphanGrantSweeper {
 
-	private static final Log logger = LogFactory.getLog(UnknownGrants.class);
+	private static final Log logger = LogFactory.getLog(OrphanGrantSweeper.class);
 
 	/** First delay of the background releases, and the delay after a try the store did not answer. */
 	private static final long RETRY_MILLIS = 250;
@@ -42,7 +42,7 @@ final class UnknownGrants {
 
 	private final Duration callTimeout;
 
-	UnknownGrants(MongoCollection<Document> collection, Duration callTimeout) {
+	OrphanGrantSweeper(MongoCollection<Document> collection, Duration callTimeout) {
 		this.collection = collection;
 		this.callTimeout = callTimeout;
 	}
@@ -132,9 +132,9 @@ final class UnknownGrants {
 
 	/** Releases whatever this request's token holds, live or not. */
 	private boolean releaseByToken(LockRequest request) {
-		long bound = CallBounds.leaseBoundMillis(request.lease().toNanos(), callTimeout);
+		long bound = TimeLimits.leaseBoundMillis(request.lease().toNanos(), callTimeout);
 		return MongoErrors.uninterrupted(request.key(), "release after a failed acquire", bound,
-				() -> CallBounds.bounded(collection, bound)
+				() -> TimeLimits.bounded(collection, bound)
 					.updateOne(LeaseStatements.heldByToken(request.key(), request.token(), request.shared()),
 							LeaseStatements.release(request.token(), request.shared(), request.lockId(),
 								request.token()))
