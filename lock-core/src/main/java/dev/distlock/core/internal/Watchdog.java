@@ -92,7 +92,7 @@ public final class Watchdog implements AutoCloseable {
 	 * in the swept set.
 	 */
 	public void watch(LeaseHandle handle) {
-		tick(handle, renewInterval(handle.timeout()).toNanos(), true);
+		tick(handle, renewIntervalNanos(handle.timeout()), true);
 	}
 
 	/**
@@ -200,10 +200,11 @@ public final class Watchdog implements AutoCloseable {
 	}
 
 	/**
-	 * A third of the lease, so two renewals can fail before the lease runs out.
+	 * A third of the lease, so two renewals can fail before the lease runs out; in nanoseconds, as
+	 * {@link Duration#dividedBy(long)} divides in {@link java.math.BigDecimal}, on every auto-renew acquire.
 	 */
-	static Duration renewInterval(Duration lease) {
-		return lease.dividedBy(3);
+	static long renewIntervalNanos(Duration lease) {
+		return lease.toNanos() / 3;
 	}
 
 	/** How early a handle may be renewed or checked: a quarter of its interval, so that sweeps are shared. */
