@@ -91,8 +91,16 @@ final class LockAcquirer {
 	 */
 	private Optional<List<LockHandle>> take(List<LockRequest> requests, @Nullable String groupId, boolean group,
 			@Nullable Acquisition acquisition, LockOptions options, boolean skip) {
-		List<String> keys = requests.stream().map(LockRequest::key).toList();
-		String label = String.join(",", keys);
+		String label;
+		List<String> keys;
+		if (requests.size() == 1) {
+			label = requests.get(0).key();
+			keys = List.of(label);
+		}
+		else {
+			keys = requests.stream().map(LockRequest::key).toList();
+			label = String.join(",", keys);
+		}
 		LockAttempt attempt = new LockAttempt(keys, options.mode(), options.name());
 		LockListener listeners = handles.listeners();
 		long start = nanoClock.getAsLong();
@@ -134,8 +142,10 @@ final class LockAcquirer {
 			return notTaken(attempt, label, loop.attempts(), loop.waited(), skip);
 		}
 		finally {
-			listeners.onAcquireEnded(attempt, ended, loop.attempts(),
-					Duration.ofNanos(nanoClock.getAsLong() - start));
+			if (handles.listening()) {
+				listeners.onAcquireEnded(attempt, ended, loop.attempts(),
+						Duration.ofNanos(nanoClock.getAsLong() - start));
+			}
 		}
 	}
 

@@ -18,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.OwnerTokens;
-import dev.distlock.core.internal.Watchdog;
 import dev.distlock.core.internal.StoreErrors;
 import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
@@ -63,8 +62,8 @@ public final class LockTemplate implements AutoCloseable {
 		this.keyPrefix = builder.keyPrefix;
 		this.owner = builder.owner;
 		this.store = new StoreErrors(provider.name());
-		this.handles = new HandleRegistry(builder.listeners,
-				new Watchdog(builder.scheduler, builder.renewalExecutor), store, nanoClock, builder.holderCheckInterval);
+		this.handles = new HandleRegistry(builder.listeners, builder.scheduler, builder.renewalExecutor, store, nanoClock,
+				builder.holderCheckInterval);
 		this.acquirer = new LockAcquirer(provider, store, handles, nanoClock);
 		this.lockIds = (provider instanceof LockIdSupport ids) ? ids : null;
 	}
@@ -362,7 +361,8 @@ public final class LockTemplate implements AutoCloseable {
 	}
 
 	private String fullKey(@Nullable String key) {
-		return LockKeys.validate(keyPrefix + LockKeys.validate(key));
+		String valid = LockKeys.validate(key);
+		return keyPrefix.isEmpty() ? valid : LockKeys.validate(keyPrefix + valid);
 	}
 
 	/**

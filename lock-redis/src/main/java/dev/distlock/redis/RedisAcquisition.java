@@ -26,6 +26,12 @@ import dev.distlock.core.spi.LockRequest;
  * shared holders out while it waits (writer priority), and it takes the lock by its own attempts. Shared requests do
  * not queue; they and waiters without pub/sub wait for a release message, the holder's lease end or the backoff, whichever
  * comes first.
+ * <p>The first attempt usually wins: until it is refused, the acquisition holds only its request and the first
+ * attempt's send time. A refused first attempt is queued in Redis by that same script run (writer priority and the
+ * FIFO hand-off count on it); only then does the acquisition make its signal semaphore and register for grant messages.
+ * A grant published between that reply and the registration goes unheard, like one before the subscription is live,
+ * and is taken the same way: the first wait subscribes and looks again once live, and that attempt finds the lock
+ * already its own (answer 2).
  * <p>Written by the waiting thread and the pub/sub listener, hence synchronised.
  */
 final class RedisAcquisition implements Acquisition {
@@ -54,9 +60,17 @@ final class RedisAcquisition implements Acquisition {
 	/** Queued and told of hand-offs over pub/sub. */
 	private final boolean handsOff;
 
-	private final Semaphore signals = new Semaphore(0);
+	/** Made at the first refusal, before this waiter can be signalled. */
+	private @Nullable Semaphore signals;
 
-	private long[] sentNanos = new long[8];
+	/** The first queued attempt's send time. */
+	private long firstSentNanos;
+
+	/** The send time of every queued attempt, made at the second one. */
+	private long @Nullable [] sentNanos;
+
+	/** Registered in {@link #queued} for grant messages. */
+	private boolean registered;
 
 	private int attempts;
 
@@ -115,12 +129,13 @@ final class RedisAcquisition implements Acquisition {
 		}
 		if (reply[0] == 0) {
 			holderExpiresAtNanos = reply[1] > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(reply[1]) : 0;
+			waiting();
 			return Optional.empty();
 		}
 		long firstQueued;
 		synchronized (this) {
 			taken = true;
-			firstQueued = attempts > 0 ? sentNanos[0] : sent;
+			firstQueued = attempts > 0 ? firstSentNanos : sent;
 		}
 		// 1 (or shared): taken now; 2: handed to us by a release whose message has not arrived.
 		return Optional.of(granted(reply[1], reply[0] == 2 ? firstQueued : sent));
@@ -130,7 +145,7 @@ final class RedisAcquisition implements Acquisition {
 	public boolean awaitSignal(Duration max) throws InterruptedException {
 		if (subscription == null && !polling) {
 			try {
-				subscription = channels.subscribe(request.key(), handsOff, signals::release);
+				subscription = channels.subscribe(request.key(), handsOff, waiting()::release);
 				// Newly subscribed: a release or hand-off before now went unheard by this waiter (even on a channel
 				// already live, lingering from another waiter, its signals reach this one only from now on), so look
 				// again as soon as the subscription is live (or the wait is over).
@@ -154,7 +169,7 @@ final class RedisAcquisition implements Acquisition {
 		while (true) {
 			long left = until - System.nanoTime();
 			boolean remarks = (queues || !polling) && left > REMARK.toNanos();
-			if (signals.tryAcquire(remarks ? REMARK.toNanos() : Math.max(0, left), TimeUnit.NANOSECONDS)) {
+			if (waiting().tryAcquire(remarks ? REMARK.toNanos() : Math.max(0, left), TimeUnit.NANOSECONDS)) {
 				return true;
 			}
 			if (!remarks) {
@@ -192,7 +207,7 @@ final class RedisAcquisition implements Acquisition {
 		}
 		synchronized (this) {
 			if (!taken) {
-				grant = new Grant(reply[1], reply[0] == 2 && attempts > 0 ? sentNanos[0] : sent);
+				grant = new Grant(reply[1], reply[0] == 2 && attempts > 0 ? firstSentNanos : sent);
 				uncertain = true; // a caller that gives up before taking it has it released
 			}
 		}
@@ -201,9 +216,11 @@ final class RedisAcquisition implements Acquisition {
 
 	@Override
 	public void close() {
-		queued.remove(request.token(), this);
 		boolean cleanUp;
 		synchronized (this) {
+			if (registered) {
+				queued.remove(request.token(), this);
+			}
 			cleanUp = !taken && (attempts > 0 || uncertain);
 			taken = true; // a grant arriving from now on is the cleanup's to pass on
 		}
@@ -226,7 +243,7 @@ final class RedisAcquisition implements Acquisition {
 		}
 		RedisAcquisition waiter = queued.get(parts[1]);
 		if (waiter != null && waiter.granted(Long.parseLong(parts[2]), Integer.parseInt(parts[3]))) {
-			waiter.signals.release();
+			waiter.waiting().release();
 		}
 	}
 
@@ -239,18 +256,46 @@ final class RedisAcquisition implements Acquisition {
 	}
 
 	/**
-	 * Records that a queued attempt is being sent now, registering for grants on the first.
+	 * Records that a queued attempt is being sent now.
 	 * @return the attempt's number, stored in the queue entry and echoed by a grant
 	 */
 	private synchronized int queuedAttempt(long nowNanos) {
 		if (attempts == 0) {
+			firstSentNanos = nowNanos;
+			return attempts++;
+		}
+		long[] sent = sentNanos;
+		if (sent == null) {
+			sent = new long[8];
+			sent[0] = firstSentNanos;
+		}
+		else if (attempts == sent.length) {
+			sent = Arrays.copyOf(sent, attempts * 2);
+		}
+		sent[attempts] = nowNanos;
+		sentNanos = sent;
+		return attempts++;
+	}
+
+	/**
+	 * The waiting state, made on the first refusal: the signal semaphore, and (for a queued request, whose refused
+	 * attempt left an entry in the key's queue) the registration for grant messages.
+	 */
+	private synchronized Semaphore waiting() {
+		Semaphore semaphore = signals;
+		if (semaphore == null) {
+			semaphore = new Semaphore(0);
+			signals = semaphore;
+		}
+		if (queues && !registered && attempts > 0 && !taken) {
+			registered = true;
 			queued.put(request.token(), this);
 		}
-		if (attempts == sentNanos.length) {
-			sentNanos = Arrays.copyOf(sentNanos, attempts * 2);
-		}
-		sentNanos[attempts] = nowNanos;
-		return attempts++;
+		return semaphore;
+	}
+
+	private synchronized long sentAt(int attempt) {
+		return attempt == 0 ? firstSentNanos : sentNanos[attempt];
 	}
 
 	/**
@@ -260,7 +305,7 @@ final class RedisAcquisition implements Acquisition {
 		if (taken || attempt < 0 || attempt >= attempts) {
 			return false;
 		}
-		grant = new Grant(fencingToken, sentNanos[attempt]);
+		grant = new Grant(fencingToken, sentAt(attempt));
 		return true;
 	}
 

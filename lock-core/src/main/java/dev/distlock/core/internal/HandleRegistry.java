@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -31,6 +33,10 @@ public final class HandleRegistry implements AutoCloseable {
 
 	private static final int PRUNE_EVERY = 256;
 
+	/** No listener registered: events cost nothing (no fan-out, no closure per event). */
+	private static final LockListener NO_LISTENERS = new LockListener() {
+	};
+
 	private final Set<LeaseHandle> held = ConcurrentHashMap.newKeySet();
 
 	private final LockListener listeners;
@@ -41,19 +47,18 @@ public final class HandleRegistry implements AutoCloseable {
 
 	private final LongSupplier nanoClock;
 
-	private final AtomicInteger registrations = new AtomicInteger();
-
 	private final Duration holderCheckInterval;
 
 	/**
-	 * A registry reporting to the listeners, renewing with the watchdog (which it closes), and checking locks without
+	 * A registry reporting to the listeners, renewing with a {@link Watchdog} that sweeps its held handles (on the
+	 * scheduler and renewal executor given, or its own when null; closed with the registry), and checking locks without
 	 * expiry every {@code holderCheckInterval}.
 	 */
-	public HandleRegistry(List<LockListener> listeners, Watchdog watchdog, StoreErrors store, LongSupplier nanoClock,
-			Duration holderCheckInterval) {
+	public HandleRegistry(List<LockListener> listeners, @Nullable ScheduledExecutorService scheduler,
+			@Nullable Executor renewalExecutor, StoreErrors store, LongSupplier nanoClock, Duration holderCheckInterval) {
 		this.holderCheckInterval = holderCheckInterval;
-		this.listeners = new Listeners(listeners);
-		this.watchdog = watchdog;
+		this.listeners = listeners.isEmpty() ? NO_LISTENERS : new Listeners(listeners);
+		this.watchdog = new Watchdog(held, scheduler, renewalExecutor);
 		this.store = store;
 		this.nanoClock = nanoClock;
 	}
@@ -65,11 +70,10 @@ public final class HandleRegistry implements AutoCloseable {
 	 */
 	public LeaseHandle register(LockRequest request, Lease lease, LockOptions options, @Nullable String groupId,
 			long attemptNanos, long loopNanos) {
-		Duration waited = Duration.ofNanos(nanoClock.getAsLong() - loopNanos);
-		LeaseHandle handle = new LeaseHandle(request.key(), request.token(), lease, options.mode(),
-				options.name(), groupId, waited, options.timeout(), options.expires(), options.holdAtLeast(),
-				attemptNanos, store, this, nanoClock);
-		if (registrations.incrementAndGet() % PRUNE_EVERY == 0) {
+		LeaseHandle handle = new LeaseHandle(request, lease, options, groupId, nanoClock.getAsLong() - loopNanos,
+				attemptNanos, store, this);
+		// About once per PRUNE_EVERY registrations, without a counter shared by every acquiring thread.
+		if (ThreadLocalRandom.current().nextInt(PRUNE_EVERY) == 0) {
 			pruneRunOut();
 		}
 		held.add(handle);
@@ -88,6 +92,16 @@ public final class HandleRegistry implements AutoCloseable {
 	 */
 	public LockListener listeners() {
 		return listeners;
+	}
+
+	/** Whether any listener is registered: without one, callers may skip building an event's arguments. */
+	public boolean listening() {
+		return listeners != NO_LISTENERS;
+	}
+
+	/** The template's nano clock, which handles count their leases on. */
+	LongSupplier nanoClock() {
+		return nanoClock;
 	}
 
 	/**
@@ -157,9 +171,11 @@ public final class HandleRegistry implements AutoCloseable {
 	}
 
 	/** A handle was released normally. */
-	void released(LeaseHandle handle, Duration heldFor) {
+	void released(LeaseHandle handle, long heldNanos) {
 		held.remove(handle);
-		listeners.onReleased(handle, heldFor);
+		if (listening()) {
+			listeners.onReleased(handle, Duration.ofNanos(heldNanos));
+		}
 	}
 
 	/** A handle's release failed. */

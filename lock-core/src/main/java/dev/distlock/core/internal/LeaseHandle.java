@@ -1,12 +1,11 @@
 package dev.distlock.core.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -23,6 +22,7 @@ import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
+import dev.distlock.core.spi.LockRequest;
 
 /**
  * A held lock: the {@link LockHandle} a template hands out, a provider {@link Lease} plus local state.
@@ -31,9 +31,10 @@ import dev.distlock.core.spi.LockInfo;
  * <li>The handle counts its lease itself, on the local monotonic clock, from before the call that took, extended or
  * renewed the lock was sent, so it runs out no later than the store's lease; a lock without expiry has no lease until
  * an extend gives it one.</li>
- * <li>The {@link Watchdog} ticks, and each tick renews the handle here (or, for a lock without expiry, checks that
- * the store still holds it); at most one renewal runs at a time, so a renewal stuck in the store is not stacked with
- * more.</li>
+ * <li>The {@link Watchdog}'s sweep finds the handle due (its interval and due time are kept here) and hands a tick
+ * to the renewal pool, which renews the handle here (or, for a lock without expiry, checks that the store still holds
+ * it); at most one renewal runs at a time, so a renewal stuck in the store is not stacked with more. A release or a
+ * loss stops the ticks by writing this handle alone.</li>
  * <li>Its calls on the provider lease (extend, renewal, holder check, release) are each named for
  * {@link StoreErrors}; a release reaches the store even when the caller was interrupted in the body, and before the
  * minimum hold has passed it shortens the lease to the rest of the hold instead of releasing.</li>
@@ -56,15 +57,28 @@ public final class LeaseHandle implements LockHandle {
 
 	}
 
-	private final String key;
+	private static final VarHandle STATE;
 
-	private final String token;
+	private static final VarHandle RENEWING;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			STATE = lookup.findVarHandle(LeaseHandle.class, "state", State.class);
+			RENEWING = lookup.findVarHandle(LeaseHandle.class, "renewing", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	/** The request it was granted for: key, owner token, mode. */
+	private final LockRequest request;
 
 	private final Lease lease;
 
-	private final LockMode mode;
-
-	private final @Nullable String name;
+	/** The options it was acquired with: name, lease length, minimum hold. */
+	private final LockOptions options;
 
 	private final @Nullable String groupId;
 
@@ -72,15 +86,14 @@ public final class LeaseHandle implements LockHandle {
 
 	private final long acquiredNanos;
 
-	private final Duration waited;
-
-	private final Duration timeout;
+	private final long waitedNanos;
 
 	private final HandleRegistry registry;
 
 	private final LongSupplier nanoClock;
 
-	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+	/** Held, released or lost; moved by {@link #STATE}. */
+	private volatile State state = State.HELD;
 
 	/** The end of the local lease, on the nano clock. */
 	private volatile long expiresAtNanos;
@@ -88,56 +101,59 @@ public final class LeaseHandle implements LockHandle {
 	/** False for a lock without expiry until an extend gives it a lease. */
 	private volatile boolean expires;
 
-	private final @Nullable Duration holdAtLeast;
-
 	private final StoreErrors store;
 
-	/** The watchdog's scheduled ticks, cancelled when the handle is released or lost. */
-	private volatile @Nullable ScheduledFuture<?> ticks;
+	/**
+	 * How often the watchdog renews the lease (auto-renew) or checks the holder (no expiry), in nanoseconds; 0 when it
+	 * does neither, or no more (released, lost, or a store that cannot be asked).
+	 */
+	private volatile long tickNanos;
 
-	/** Whether a renewal is running now. */
-	private final AtomicBoolean renewing = new AtomicBoolean();
+	/** Whether a tick renews the lease (else it checks the holder). */
+	private boolean renews;
 
-	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
+	/** When the next tick is due, by the nano clock; moved only by the watchdog's sweep once the handle is watched. */
+	private long dueNanos;
+
+	/** Whether a renewal or holder check is running now; moved by {@link #RENEWING}. */
+	private volatile boolean renewing;
+
+	/** Made on the first {@link #onLost} call: most handles never get one. */
+	private volatile @Nullable List<Runnable> lostCallbacks;
 
 	/** Set before the lost callbacks run, so one added from then on runs at once. */
 	private volatile boolean lostSent;
 
 	/**
-	 * Wraps a granted lease.
+	 * Wraps a granted lease; the owner token, key and mode are the request's, the name, lease length, expiry and
+	 * minimum hold the options'.
+	 * @param waitedNanos how long the caller waited for it
 	 * @param requestedNanos when the successful attempt was sent; the lease is counted from then
-	 * @param expires false for a lock without expiry, whose {@code timeout} is unused
 	 */
-	public LeaseHandle(String key, String token, Lease lease, LockMode mode, @Nullable String name,
-			@Nullable String groupId, Duration waited, Duration timeout, boolean expires,
-			@Nullable Duration holdAtLeast, long requestedNanos, StoreErrors store, HandleRegistry registry,
-			LongSupplier nanoClock) {
-		this.key = key;
-		this.token = token;
+	public LeaseHandle(LockRequest request, Lease lease, LockOptions options, @Nullable String groupId,
+			long waitedNanos, long requestedNanos, StoreErrors store, HandleRegistry registry) {
+		this.request = request;
 		this.lease = lease;
-		this.mode = mode;
-		this.name = name;
+		this.options = options;
 		this.groupId = groupId;
 		this.acquiredAt = Instant.now();
 		this.acquiredNanos = requestedNanos;
-		this.waited = waited;
-		this.timeout = timeout;
+		this.waitedNanos = waitedNanos;
 		this.registry = registry;
-		this.nanoClock = nanoClock;
-		this.expiresAtNanos = requestedNanos + timeout.toNanos();
-		this.expires = expires;
-		this.holdAtLeast = holdAtLeast;
+		this.nanoClock = registry.nanoClock();
+		this.expiresAtNanos = requestedNanos + options.timeout().toNanos();
+		this.expires = options.expires();
 		this.store = store;
 	}
 
 	@Override
 	public String key() {
-		return key;
+		return request.key();
 	}
 
 	@Override
 	public String token() {
-		return token;
+		return request.token();
 	}
 
 	@Override
@@ -147,12 +163,12 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public LockMode mode() {
-		return mode;
+		return request.mode();
 	}
 
 	@Override
 	public @Nullable String name() {
-		return name;
+		return options.name();
 	}
 
 	@Override
@@ -167,19 +183,19 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public Duration waited() {
-		return waited;
+		return Duration.ofNanos(waitedNanos);
 	}
 
 	/**
 	 * The lease length this handle was acquired with; the watchdog renews to it.
 	 */
 	public Duration timeout() {
-		return timeout;
+		return options.timeout();
 	}
 
 	@Override
 	public Duration remaining() {
-		if (state.get() != State.HELD) {
+		if (state != State.HELD) {
 			return Duration.ZERO;
 		}
 		if (!expires) {
@@ -190,7 +206,7 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public boolean isHeld() {
-		return state.get() == State.HELD && (!expires || nanoClock.getAsLong() - expiresAtNanos < 0);
+		return state == State.HELD && (!expires || nanoClock.getAsLong() - expiresAtNanos < 0);
 	}
 
 	@Override
@@ -204,7 +220,7 @@ public final class LeaseHandle implements LockHandle {
 	@Override
 	public void extend(Duration newLease) {
 		LockOptions.checkDuration("extend", newLease);
-		if (state.get() != State.HELD) {
+		if (state != State.HELD) {
 			throw new LockExtendException(key(), "Cannot extend lock '" + key() + "': the handle was " + describeState(),
 					null);
 		}
@@ -217,10 +233,10 @@ public final class LeaseHandle implements LockHandle {
 		long start = nanoClock.getAsLong();
 		boolean extended;
 		try {
-			extended = store.call(key, "extend", () -> lease.extend(newLease));
+			extended = store.call(key(), "extend", () -> lease.extend(newLease));
 		}
 		catch (LockStoreException ex) {
-			throw new LockExtendException(key, ex.getMessage(), ex);
+			throw new LockExtendException(key(), ex.getMessage(), ex);
 		}
 		if (!extended) {
 			markLost(null);
@@ -235,9 +251,9 @@ public final class LeaseHandle implements LockHandle {
 	 * it, and closing the handle afterwards is not an error.
 	 */
 	void releasedById() {
-		if (state.compareAndSet(State.HELD, State.RELEASED)) {
+		if (STATE.compareAndSet(this, State.HELD, State.RELEASED)) {
 			cancelRenewal();
-			registry.released(this, Duration.ofNanos(nanoClock.getAsLong() - acquiredNanos));
+			registry.released(this, nanoClock.getAsLong() - acquiredNanos);
 		}
 	}
 
@@ -245,15 +261,15 @@ public final class LeaseHandle implements LockHandle {
 	 * Counts the lease from {@code startNanos} again: its lock ID was renewed through the template.
 	 */
 	void renewedById(long startNanos, Duration lease) {
-		if (state.get() == State.HELD) {
+		if (state == State.HELD) {
 			countLeaseFrom(startNanos, lease);
 		}
 	}
 
 	@Override
 	public void release() {
-		if (!state.compareAndSet(State.HELD, State.RELEASED)) {
-			throw new LockReleaseException(key, "Cannot release lock '" + key + "': the handle was "
+		if (!STATE.compareAndSet(this, State.HELD, State.RELEASED)) {
+			throw new LockReleaseException(key(), "Cannot release lock '" + key() + "': the handle was "
 					+ describeState(), null);
 		}
 		cancelRenewal();
@@ -265,27 +281,27 @@ public final class LeaseHandle implements LockHandle {
 		catch (LockStoreException ex) {
 			// The store could not be asked: the lock may still be held there, so the handle stays held (until its
 			// lease runs out) and a later release can try again.
-			state.compareAndSet(State.RELEASED, State.HELD);
-			LockReleaseException error = new LockReleaseException(key, ex.getMessage(), ex);
+			STATE.compareAndSet(this, State.RELEASED, State.HELD);
+			LockReleaseException error = new LockReleaseException(key(), ex.getMessage(), ex);
 			registry.releaseFailed(this, error);
 			throw error;
 		}
 		if (!released) {
-			state.set(State.LOST);
-			LockLostException lost = new LockLostException(key,
-					"Lock '" + key + "' was no longer held under this owner token at release", null);
+			state = State.LOST;
+			LockLostException lost = new LockLostException(key(),
+					"Lock '" + key() + "' was no longer held under this owner token at release", null);
 			sendLost(lost);
-			LockReleaseException error = new LockReleaseException(key, "Cannot release lock '" + key
+			LockReleaseException error = new LockReleaseException(key(), "Cannot release lock '" + key()
 					+ "': it is no longer held under this owner token", null);
 			registry.releaseFailed(this, error);
 			throw error;
 		}
-		registry.released(this, Duration.ofNanos(heldNanos));
+		registry.released(this, heldNanos);
 	}
 
 	@Override
 	public void close() {
-		if (state.get() != State.RELEASED) {
+		if (state != State.RELEASED) {
 			release();
 		}
 	}
@@ -295,7 +311,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	@Override
 	public void onLost(Runnable callback) {
-		lostCallbacks.add(callback);
+		lostCallbacks().add(callback);
 		if (lostSent) {
 			callback.run();
 		}
@@ -311,8 +327,8 @@ public final class LeaseHandle implements LockHandle {
 	}
 
 	/** Whether the local lease runs out within {@code interval} from now. */
-	private boolean leaseRunsOutWithin(Duration interval) {
-		return expiresAtNanos - nanoClock.getAsLong() <= interval.toNanos();
+	private boolean leaseRunsOutWithin(long intervalNanos) {
+		return expiresAtNanos - nanoClock.getAsLong() <= intervalNanos;
 	}
 
 	/**
@@ -321,7 +337,7 @@ public final class LeaseHandle implements LockHandle {
 	 * @throws LockStoreException when the store could not be asked
 	 */
 	private boolean renewInStore(Duration fullLease) {
-		return store.call(key, "renew", () -> lease.extend(fullLease));
+		return store.call(key(), "renew", () -> lease.extend(fullLease));
 	}
 
 	/**
@@ -331,7 +347,7 @@ public final class LeaseHandle implements LockHandle {
 	 * @throws UnsupportedOperationException when the provider cannot be asked
 	 */
 	private boolean isHeldInStore() {
-		return store.call(key, "check ownership of", lease::isHeld);
+		return store.call(key(), "check ownership of", lease::isHeld);
 	}
 
 	/**
@@ -343,7 +359,7 @@ public final class LeaseHandle implements LockHandle {
 	 */
 	private boolean releaseInStore(long heldNanos) {
 		// Cleanup must reach the store even when the caller was interrupted in the body.
-		return Interrupts.uninterruptibly(() -> store.call(key, "release", () -> {
+		return Interrupts.uninterruptibly(() -> store.call(key(), "release", () -> {
 			boolean interruptedMeanwhile = false;
 			try {
 				for (int attempt = 1;; attempt++) {
@@ -372,6 +388,7 @@ public final class LeaseHandle implements LockHandle {
 	}
 
 	private boolean releaseOnce(long heldNanos) {
+		Duration holdAtLeast = options.holdAtLeast();
 		if (holdAtLeast != null && heldNanos < holdAtLeast.toNanos()) {
 			// Keep the lock until the minimum hold has passed by shortening the lease, never by sleeping.
 			return lease.extend(Duration.ofNanos(holdAtLeast.toNanos() - heldNanos));
@@ -380,22 +397,64 @@ public final class LeaseHandle implements LockHandle {
 	}
 
 	/**
-	 * Keeps the watchdog's scheduled ticks, to cancel them on release or loss; cancels them at once when the handle
-	 * was released or lost already.
+	 * Makes the watchdog tick for this handle every {@code everyNanos}, the first tick an interval after the lease
+	 * started; call it before the watchdog can see the handle.
+	 * @return when the first tick is due
 	 */
-	void attachRenewal(ScheduledFuture<?> future) {
-		this.ticks = future;
-		if (releasedOrLost()) {
-			future.cancel(false);
+	long tickEvery(long everyNanos, boolean renewsLease) {
+		this.renews = renewsLease;
+		this.dueNanos = acquiredNanos + everyNanos;
+		this.tickNanos = releasedOrLost() ? 0 : everyNanos;
+		return dueNanos;
+	}
+
+	/** The watchdog's interval for this handle, 0 when it does not tick (any more). */
+	long tickNanos() {
+		return tickNanos;
+	}
+
+	/** When the next tick is due; for the watchdog's sweep. */
+	long dueNanos() {
+		return dueNanos;
+	}
+
+	/** Moves the next tick; for the watchdog's sweep. */
+	void dueNanos(long nanos) {
+		this.dueNanos = nanos;
+	}
+
+	/**
+	 * Claims the tick due now: false when the handle left the held state, ticks no more, or its last tick still runs
+	 * (then this one is skipped, so a renewal stuck in the store is not stacked with more). A claimed tick ends with
+	 * {@link #runTick} or {@link #endTick}.
+	 */
+	boolean startTick() {
+		return !releasedOrLost() && tickNanos != 0 && RENEWING.compareAndSet(this, false, true);
+	}
+
+	/** Runs a claimed tick: a renewal, or a holder check for a lock without expiry. */
+	void runTick(long everyNanos) {
+		try {
+			if (renews) {
+				renewOnce(everyNanos);
+			}
+			else {
+				checkHolder();
+			}
+		}
+		finally {
+			endTick();
 		}
 	}
 
-	/** Stops the watchdog's ticks, if any were attached. */
+	/** Ends a claimed tick without running it. */
+	void endTick() {
+		renewing = false;
+	}
+
+	/** Stops the watchdog's ticks for this handle. */
 	void cancelRenewal() {
-		ScheduledFuture<?> future = ticks;
-		if (future != null) {
-			future.cancel(false);
-		}
+		tickNanos = 0;
 	}
 
 	/**
@@ -403,8 +462,8 @@ public final class LeaseHandle implements LockHandle {
 	 * lease. A "no" means lost (released by lock ID or by force, maybe taken by someone else); a store error is
 	 * retried on the next check, as there is no lease that could run out meanwhile.
 	 */
-	void checkHolder() {
-		if (releasedOrLost() || !renewing.compareAndSet(false, true)) {
+	private void checkHolder() {
+		if (releasedOrLost()) {
 			return;
 		}
 		try {
@@ -413,14 +472,11 @@ public final class LeaseHandle implements LockHandle {
 			}
 		}
 		catch (UnsupportedOperationException ex) {
-			logger.debug("Lock provider cannot check lock '" + key + "'; its loss shows only at release", ex);
+			logger.debug("Lock provider cannot check lock '" + key() + "'; its loss shows only at release", ex);
 			cancelRenewal();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Ownership check of lock '" + key + "' failed; retrying on the next check", ex);
-		}
-		finally {
-			renewing.set(false);
+			logger.debug("Ownership check of lock '" + key() + "' failed; retrying on the next check", ex);
 		}
 	}
 
@@ -428,14 +484,14 @@ public final class LeaseHandle implements LockHandle {
 	 * One watchdog tick: extend to the full lease. A refused extend means lost. A store error is retried on the next
 	 * tick while the local lease still covers it, and means lost once it would not.
 	 */
-	void renewOnce(Duration interval) {
-		if (releasedOrLost() || !renewing.compareAndSet(false, true)) {
+	private void renewOnce(long intervalNanos) {
+		if (releasedOrLost()) {
 			return;
 		}
 		long start = nanoClock.getAsLong();
 		try {
-			if (renewInStore(timeout)) {
-				countLeaseFrom(start, timeout);
+			if (renewInStore(timeout())) {
+				countLeaseFrom(start, timeout());
 				registry.renewed(this);
 			}
 			else {
@@ -443,21 +499,18 @@ public final class LeaseHandle implements LockHandle {
 			}
 		}
 		catch (RuntimeException ex) {
-			if (leaseRunsOutWithin(interval)) {
+			if (leaseRunsOutWithin(intervalNanos)) {
 				markLost(ex);
 			}
 			else {
-				logger.debug("Renewal of lock '" + key + "' failed; retrying on the next tick", ex);
+				logger.debug("Renewal of lock '" + key() + "' failed; retrying on the next tick", ex);
 			}
-		}
-		finally {
-			renewing.set(false);
 		}
 	}
 
 	/** Whether the handle left the held state: renewal stops. */
 	private boolean releasedOrLost() {
-		return state.get() != State.HELD;
+		return state != State.HELD;
 	}
 
 	/**
@@ -465,7 +518,7 @@ public final class LeaseHandle implements LockHandle {
 	 * store said the lock is no longer this owner's.
 	 */
 	void markLost(@Nullable Throwable cause) {
-		if (state.compareAndSet(State.HELD, State.LOST)) {
+		if (STATE.compareAndSet(this, State.HELD, State.LOST)) {
 			cancelRenewal();
 			sendLost(new LockLostException(key(), "Lock '" + key() + "' was lost: "
 					+ (cause != null ? "renewal failed: " + cause.getMessage() : "another owner or no lock in the store"),
@@ -480,7 +533,8 @@ public final class LeaseHandle implements LockHandle {
 		lostSent = true;
 		logger.warn("Lock '" + key() + "' was lost (fencing token " + fencingToken() + ")");
 		registry.lost(this, cause);
-		for (Runnable callback : lostCallbacks) {
+		List<Runnable> callbacks = lostCallbacks;
+		for (Runnable callback : callbacks != null ? callbacks : List.<Runnable>of()) {
 			try {
 				callback.run();
 			}
@@ -490,8 +544,22 @@ public final class LeaseHandle implements LockHandle {
 		}
 	}
 
+	private List<Runnable> lostCallbacks() {
+		List<Runnable> callbacks = lostCallbacks;
+		if (callbacks == null) {
+			synchronized (this) {
+				callbacks = lostCallbacks;
+				if (callbacks == null) {
+					callbacks = new CopyOnWriteArrayList<>();
+					lostCallbacks = callbacks;
+				}
+			}
+		}
+		return callbacks;
+	}
+
 	private String describeState() {
-		return switch (state.get()) {
+		return switch (state) {
 			case HELD -> "held, but its lease ran out";
 			case RELEASED -> "already released";
 			case LOST -> "lost";
@@ -500,8 +568,8 @@ public final class LeaseHandle implements LockHandle {
 
 	@Override
 	public String toString() {
-		return "LockHandle[key='" + key() + "', fencingToken=" + fencingToken() + ", mode=" + mode + ", state="
-				+ state.get() + "]";
+		return "LockHandle[key()='" + key() + "', fencingToken=" + fencingToken() + ", mode=" + mode() + ", state="
+				+ state + "]";
 	}
 
 }
