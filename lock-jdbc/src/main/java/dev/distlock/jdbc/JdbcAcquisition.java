@@ -18,7 +18,9 @@ import dev.distlock.core.spi.LockRequest;
  * the key's row that refuses new shared holders (writer priority), renewed per attempt for a short validity on the
  * database clock, withdrawn by the grant or {@link #close()}. The mark and the read of the lease left are one
  * statement, so a refused exclusive attempt costs two round trips in all on PostgreSQL, three on MySQL/MariaDB (whose
- * attempt is two). No connection is held while it waits.
+ * attempt is two). On PostgreSQL a waiting reader leaves a mark too, one that gives no priority: both keep the row's
+ * {@code waiter_until} live while they wait, which is what makes a release send its NOTIFY (a release nobody waits for
+ * sends none). No connection is held while it waits.
  */
 final class JdbcAcquisition implements Acquisition {
 
@@ -29,6 +31,12 @@ final class JdbcAcquisition implements Acquisition {
 
 	/** The most a mark lives, whatever the backoff: a writer that died keeps readers out no longer. */
 	static final Duration MAX_MARK = Duration.ofSeconds(30);
+
+	/**
+	 * On PostgreSQL, how long after a mark ends releases of the key still notify: a wait longer than the mark (the
+	 * template's backoff decides it after the mark was written) is still woken, and stops at the end of this grace.
+	 */
+	static final Duration NOTIFY_GRACE = Duration.ofSeconds(30);
 
 	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
@@ -47,6 +55,15 @@ final class JdbcAcquisition implements Acquisition {
 
 	private long lastWaitMillis;
 
+	/**
+	 * On PostgreSQL, when releases stop notifying for the last mark ({@link System#nanoTime()}, counted from before the
+	 * mark was sent): its end and the {@link #NOTIFY_GRACE}. A wait stops there; the attempt that follows marks again.
+	 */
+	private long notifiedUntilNanos;
+
+	/** Whether releases notify only while a mark lives (PostgreSQL); false where nothing notifies. */
+	private final boolean notified;
+
 	/** Microseconds left on the holder's lease at the last refusal, or -1 when unknown. */
 	private long holderLeftMicros = -1;
 
@@ -59,6 +76,7 @@ final class JdbcAcquisition implements Acquisition {
 		this.sql = sql;
 		this.request = request;
 		this.waiter = wakeups.register(request.key());
+		this.notified = sql.markReaderRemaining != null;
 	}
 
 	@Override
@@ -69,16 +87,26 @@ final class JdbcAcquisition implements Acquisition {
 			marked = marked && request.shared(); // an exclusive grant removes the mark
 			return granted;
 		}
+		long validityMs = markValidityMillis();
+		notifiedUntilNanos = System.nanoTime() + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared()) {
 			// The mark and the lease left in one statement.
-			holderLeftMicros = markWaiterReadingLease(markValidityMillis());
+			holderLeftMicros = markReadingLease(sql.markWaiterRemaining, validityMs);
 			marked |= holderLeftMicros >= 0;
 			if (holderLeftMicros == NO_ROW) {
 				holderLeftMicros = 0;
 			}
 			return granted;
 		}
-		holderLeftMicros = remainingMicros(); // a shared waiter sets no mark
+		if (sql.markReaderRemaining != null) {
+			// A reader's mark only asks releases to notify, and ends by itself: nothing to withdraw.
+			holderLeftMicros = markReadingLease(sql.markReaderRemaining, validityMs);
+			if (holderLeftMicros == NO_ROW) {
+				holderLeftMicros = 0;
+			}
+			return granted;
+		}
+		holderLeftMicros = remainingMicros(); // MySQL/MariaDB: no notifications, so a shared waiter sets no mark
 		return granted;
 	}
 
@@ -90,6 +118,11 @@ final class JdbcAcquisition implements Acquisition {
 			// Wake when the holder's lease runs out, a little after, by the database's count.
 			Duration untilLeaseEnd = Duration.ofNanos(holderLeftMicros * 1_000L).plusMillis(1);
 			wait = untilLeaseEnd.compareTo(max) < 0 ? untilLeaseEnd : max;
+		}
+		if (notified && notifiedUntilNanos != 0) {
+			// Releases notify only while a mark lives, and for the grace after it (one nobody waits for sends none).
+			Duration untilNotifiesEnd = Duration.ofNanos(Math.max(0, notifiedUntilNanos - System.nanoTime()));
+			wait = untilNotifiesEnd.compareTo(wait) < 0 ? untilNotifiesEnd : wait;
 		}
 		return waiter.await(wait);
 	}
@@ -107,20 +140,25 @@ final class JdbcAcquisition implements Acquisition {
 	}
 
 	/**
-	 * Marks the key's row and reads what is left of its longest lease, in microseconds; {@link #NO_ROW} when the row
-	 * is gone (nothing marked), -1 when the statement failed (the mark may have been written).
+	 * Marks the key's row (as a waiting writer or reader, by the statement) and reads what is left of its longest
+	 * lease, in microseconds; {@link #NO_ROW} when the row is gone (nothing marked), -1 when the statement failed (the
+	 * mark may have been written).
 	 */
-	private long markWaiterReadingLease(long validityMs) {
+	private long markReadingLease(String statement, long validityMs) {
+		boolean writer = !request.shared();
 		try {
-			Long left = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
-					session -> session.returning(sql.markWaiterRemaining, request.token(), validityMs, request.key()));
+			Long left = database.run(request.key(), writer ? "mark a waiting writer" : "mark a waiting reader",
+					ADMIN_MS, false, session -> writer
+							? session.returning(statement, request.token(), validityMs, request.key())
+							: session.returning(statement, validityMs, request.key()));
 			if (left == null) {
 				return NO_ROW;
 			}
 			return Math.max(0, sql.dialect().returning() ? left : left - 1);
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
+			logger.debug("Could not mark a " + (writer ? "writer" : "reader") + " waiting for lock '" + request.key()
+					+ "'", ex);
 			return -1;
 		}
 	}

@@ -103,7 +103,15 @@ final class LockStatements {
 	 */
 	final String markWaiterRemaining;
 
-	/** The waiting writer withdraws its own mark. */
+	/**
+	 * On PostgreSQL, a waiting reader's mark, handing back {@link #remaining} as {@link #markWaiterRemaining} does: it
+	 * sets only {@code waiter_until}, so releases notify until then, and gives no writer priority. It never extends a
+	 * live writer's mark (a writer that died would keep readers out for as long as they wait); it drops an ended one.
+	 * Null on MySQL/MariaDB, which have no notifications: a reader there reads {@link #remaining}.
+	 */
+	final @Nullable String markReaderRemaining;
+
+	/** The waiting writer withdraws its own writer priority; waiter_until stays, so releases notify until then. */
 	final String clearWaiter;
 
 	/** Forced release of the key row. */
@@ -173,7 +181,9 @@ final class LockStatements {
 		if (dialect == JdbcDialect.POSTGRESQL) {
 			// ON CONFLICT DO UPDATE locks the conflicting row, then checks WHERE and evaluates SET on its latest
 			// version: nextval() in SET is drawn after every earlier grant of the row. The one in VALUES is drawn
-			// (and wasted) by every attempt on an existing row; the sequence only has to increase.
+			// (and wasted) by every attempt on an existing row; the sequence only has to increase. The grant ends
+			// a waiting writer's priority (waiter) but keeps waiter_until, until when other waiters may still wait
+			// and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
 			this.acquireExclusive = "INSERT INTO " + table + " AS t (lock_key, holder, token, owner_name, owner_host, "
@@ -183,7 +193,6 @@ final class LockStatements {
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
 					+ "waiter = CASE WHEN " + mineNow + " THEN t.waiter ELSE NULL END, "
-					+ "waiter_until = CASE WHEN " + mineNow + " THEN t.waiter_until ELSE NULL END, "
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
@@ -244,8 +253,12 @@ final class LockStatements {
 		// reads as no value) is the statement's LAST_INSERT_ID, which the OK packet carries.
 		this.markWaiterRemaining = dialect == JdbcDialect.POSTGRESQL ? markWaiter + " RETURNING " + left
 				: markWaiter + " AND LAST_INSERT_ID(GREATEST(0, " + left + ") + 1) > 0";
-		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL, waiter_until = NULL WHERE lock_key = ? "
-				+ "AND holder = '' AND waiter = ?";
+		String writerLive = "waiter IS NOT NULL AND waiter_until > " + now;
+		this.markReaderRemaining = dialect == JdbcDialect.POSTGRESQL ? "UPDATE " + table + " SET waiter = CASE WHEN "
+				+ writerLive + " THEN waiter ELSE NULL END, waiter_until = CASE WHEN " + writerLive
+				+ " THEN waiter_until ELSE GREATEST(COALESCE(waiter_until, " + epoch + "), " + plus + ") END "
+				+ "WHERE lock_key = ? AND holder = '' RETURNING " + left : null;
+		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND holder = '' AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "
 				+ now + " ELSE expires_at END, token = NULL, owner_name = NULL, owner_host = NULL, lock_id = NULL, "
@@ -268,15 +281,21 @@ final class LockStatements {
 	}
 
 	/**
-	 * The update and a NOTIFY per row it wrote, in one statement on PostgreSQL: a data-modifying CTE runs exactly once,
-	 * and {@code pg_notify} is called for each row it returns (none when it wrote none), delivered when the statement
-	 * commits. Null on MySQL/MariaDB, which have no notifications.
+	 * The update and a NOTIFY per key row it wrote while someone may wait for the key, in one statement on PostgreSQL:
+	 * a data-modifying CTE runs exactly once, and the SELECT returns one row per row written (none when it wrote
+	 * none), calling {@code pg_notify} only where the row's {@code waiter_until} is live or ended less than
+	 * {@link JdbcAcquisition#NOTIFY_GRACE} ago, delivered when the statement commits. Every waiter on PostgreSQL marks
+	 * waiter_until after each refusal (a writer's mark, a reader's mark) and waits no longer than that grace after
+	 * it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying transactions on one
+	 * lock, which capped uncontended releases from many threads. Null on MySQL/MariaDB, which have no notifications.
 	 */
 	private static @Nullable String notifying(JdbcDialect dialect, String update) {
 		if (dialect != JdbcDialect.POSTGRESQL) {
 			return null;
 		}
-		return "WITH written AS (" + update + " RETURNING lock_key) SELECT pg_notify(?, lock_key) FROM written";
+		return "WITH written AS (" + update + " RETURNING lock_key, waiter_until) SELECT CASE WHEN waiter_until > "
+				+ dialect.now() + " - INTERVAL '" + JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN "
+				+ "pg_notify(?, lock_key) END FROM written";
 	}
 
 	JdbcDialect dialect() {

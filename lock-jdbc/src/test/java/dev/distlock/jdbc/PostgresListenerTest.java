@@ -1,11 +1,14 @@
 package dev.distlock.jdbc;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Optional;
 
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -36,6 +39,82 @@ class PostgresListenerTest {
 
 	private static LockRequest exclusive(String key, Duration lease) {
 		return new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(), lease, LockMode.EXCLUSIVE, 1, OWNER);
+	}
+
+	private static LockRequest shared(String key, Duration lease) {
+		return new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(), lease, LockMode.SHARED, 4, OWNER);
+	}
+
+	@Test
+	void aReleaseNobodyWaitsForSendsNoNotificationAndOneAWaitingWriterWaitsForSendsOne() throws Exception {
+		String key = "listen:" + System.nanoTime();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
+		JdbcLockProvider other = DB.provider(JdbcLockSettings.defaults());
+		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1); Connection listening = listening(own)) {
+			Lease alone = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			assertThat(alone.release()).isTrue();
+			assertThat(notifications(listening, key, Duration.ofSeconds(1))).as("a release nobody waited for").isZero();
+
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition waiting = other.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty();
+				assertThat(held.release()).isTrue();
+				assertThat(notifications(listening, key, PATIENCE)).as("a release a writer waited for").isEqualTo(1);
+				assertThat(grantedAfterWakeUps(waiting)).isTrue();
+			}
+		}
+		finally {
+			holder.close();
+			other.close();
+		}
+	}
+
+	@Test
+	void aWaitingReaderIsWokenByTheWritersReleaseAndKeepsNoOtherReaderOut() throws Exception {
+		String key = "listen:" + System.nanoTime();
+		JdbcLockProvider writer = DB.provider(JdbcLockSettings.defaults());
+		JdbcLockProvider readers = DB.provider(JdbcLockSettings.defaults());
+		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1); Connection listening = listening(own)) {
+			Lease held = writer.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition waiting = readers.begin(shared(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty();
+				assertThat(held.release()).isTrue();
+				assertThat(notifications(listening, key, PATIENCE)).as("the writer's release, a reader waiting")
+					.isEqualTo(1);
+				// A waiting reader's mark gives no writer priority: another reader is let in beside it.
+				Lease another = readers.tryAcquire(shared(key, Duration.ofSeconds(30))).orElseThrow();
+				assertThat(grantedAfterWakeUps(waiting)).as("the waiting reader, woken by the NOTIFY").isTrue();
+				assertThat(another.release()).isTrue();
+			}
+		}
+		finally {
+			writer.close();
+			readers.close();
+		}
+	}
+
+	/** A connection of a pool of its own (not the shared one others borrow from), listening to the table's channel. */
+	private static Connection listening(DataSource own) throws Exception {
+		Connection connection = own.getConnection();
+		try (var statement = connection.createStatement()) {
+			statement.execute("LISTEN " + JdbcDialect.channel(JdbcLockSettings.DEFAULT_TABLE));
+		}
+		return connection;
+	}
+
+	/** The notifications for the key that arrive on the connection within the time (all of them, once one came). */
+	private static int notifications(Connection connection, String key, Duration within) throws Exception {
+		PGConnection pg = connection.unwrap(PGConnection.class);
+		long deadline = System.nanoTime() + within.toNanos();
+		int count = 0;
+		do {
+			PGNotification[] arrived = pg.getNotifications(100);
+			for (PGNotification notification : arrived != null ? arrived : new PGNotification[0]) {
+				count += key.equals(notification.getParameter()) ? 1 : 0;
+			}
+		}
+		while (count == 0 && System.nanoTime() - deadline < 0);
+		return count;
 	}
 
 	@Test
