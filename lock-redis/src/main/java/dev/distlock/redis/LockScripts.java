@@ -48,7 +48,9 @@ import org.springframework.data.redis.core.ZSetOperations;
  * wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of an
  * uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
  * <p>Every call on the dedicated connection has its own deadline: the lease it serves, never below a healthy round trip
- * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout. A call that misses it throws; the command
+ * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout, enforced by the call's own wait (the
+ * connection runs no Lettuce timer per command: the wait ends a command that missed its deadline, so a command queued
+ * while disconnected is never sent after its caller gave up). A call that misses it throws; the command
  * may still run on the server later, which is why callers clean up by owner token after a failed acquire, and a grant
  * that arrives after its lease has passed is released, not handed out. Grants and extensions wait for replica
  * acknowledgement ({@code WAIT}) when {@code replicaAcks} is above 0; releases never do: a release lost in a failover
@@ -517,9 +519,9 @@ final class LockScripts implements AutoCloseable {
 			for (String indexKey : indexKeys) {
 				replies.add(async.zrevrangeWithScores(indexKey, 0, -1));
 			}
-			for (RedisFuture<List<ScoredValue<String>>> reply : replies) {
+			for (Object reply : awaitAll(replies, untilNanos)) {
 				@SuppressWarnings("unchecked")
-				List<ScoredValue<String>> members = (List<ScoredValue<String>>) await(reply, untilNanos);
+				List<ScoredValue<String>> members = (List<ScoredValue<String>>) reply;
 				members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
 			}
 		}
@@ -540,9 +542,7 @@ final class LockScripts implements AutoCloseable {
 		for (String indexKey : indexKeys) {
 			replies.add(async.zrem(indexKey, members.toArray(new String[0])));
 		}
-		for (RedisFuture<Long> reply : replies) {
-			await(reply, untilNanos);
-		}
+		awaitAll(replies, untilNanos);
 	}
 
 	/**
@@ -582,6 +582,24 @@ final class LockScripts implements AutoCloseable {
 	}
 
 	/**
+	 * Waits for each reply as {@link #await} does; when one fails, the others are ended too, so none is left for
+	 * Lettuce to send or replay after its caller stopped waiting.
+	 */
+	private static List<Object> awaitAll(List<? extends RedisFuture<?>> replies, long untilNanos) {
+		List<Object> results = new ArrayList<>(replies.size());
+		try {
+			for (RedisFuture<?> reply : replies) {
+				results.add(await(reply, untilNanos));
+			}
+		}
+		catch (RuntimeException ex) {
+			replies.forEach(reply -> reply.toCompletableFuture().completeExceptionally(ex));
+			throw ex;
+		}
+		return results;
+	}
+
+	/**
 	 * Waits for the reply until the deadline, through interrupts: a lock command abandoned halfway could leave a lock
 	 * granted to nobody, so an interrupt is kept for the caller to honour once the reply is in.
 	 */
@@ -598,6 +616,10 @@ final class LockScripts implements AutoCloseable {
 			}
 		}
 		catch (TimeoutException ex) {
+			// Lettuce's own per-command timer is off on this connection (see open()): this deadline is the command's,
+			// so it is ended here as that timer would have ended it. A command ended before it was written (queued
+			// while disconnected) is never sent, nor replayed after a reconnect, once its caller has stopped waiting.
+			reply.toCompletableFuture().completeExceptionally(ex);
 			throw new LockStoreException(null, "Redis did not answer in time", ex);
 		}
 		catch (ExecutionException ex) {
@@ -689,7 +711,10 @@ final class LockScripts implements AutoCloseable {
 			templateOnly = true;
 			return;
 		}
-		opened.setTimeout(timeout);
+		// No Lettuce timer per command (a HashedWheelTimeout and its cancellation on every EVALSHA): every call on
+		// this connection waits for its reply in await(), which ends the command at the call's own deadline, never
+		// later than the command timeout. A timeout the client's options fix for every command stays in force.
+		opened.setTimeout(Duration.ZERO);
 		connection = opened;
 		commands = sync;
 		logger.debug("Opened the lock-script connection");

@@ -98,12 +98,13 @@ public final class ClientCost {
 			}
 			warmed.await();
 			long processCpuBefore = OS.getProcessCpuTime();
-			long processBytesBefore = allThreadsBytes();
+			long[] ids = THREADS.getAllThreadIds();
+			long[] bytesBefore = THREADS.getThreadAllocatedBytes(ids);
 			long start = System.nanoTime();
 			done.await();
 			long elapsed = System.nanoTime() - start;
 			long processCpu = OS.getProcessCpuTime() - processCpuBefore;
-			long processBytes = allThreadsBytes() - processBytesBefore;
+			long processBytes = allocatedSince(ids, bytesBefore);
 			for (Thread worker : workers) {
 				worker.join();
 			}
@@ -122,11 +123,14 @@ public final class ClientCost {
 		}
 	}
 
-	private static long allThreadsBytes() {
-		long[] ids = THREADS.getAllThreadIds();
+	/** Bytes allocated since by the threads alive at both points (a thread that ended meanwhile drops out). */
+	private static long allocatedSince(long[] ids, long[] before) {
+		long[] after = THREADS.getThreadAllocatedBytes(ids);
 		long sum = 0;
-		for (long bytes : THREADS.getThreadAllocatedBytes(ids)) {
-			sum += Math.max(0, bytes);
+		for (int i = 0; i < ids.length; i++) {
+			if (before[i] >= 0 && after[i] >= 0) {
+				sum += after[i] - before[i];
+			}
 		}
 		return sum;
 	}
