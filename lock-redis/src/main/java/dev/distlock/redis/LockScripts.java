@@ -22,7 +22,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -70,6 +69,9 @@ final class LockScripts implements AutoCloseable {
 	 */
 	static final Duration MIN_DEADLINE = Duration.ofSeconds(2);
 
+	/** The numbers of the first queued attempts as ARGV strings: most acquisitions queue a few times at most. */
+	private static final String[] ATTEMPTS = { "0", "1", "2", "3", "4", "5", "6", "7" };
+
 	private final StringRedisTemplate template;
 
 	private final @Nullable LettuceConnectionFactory lettuce;
@@ -78,9 +80,9 @@ final class LockScripts implements AutoCloseable {
 
 	private final Object connectionLock = new Object();
 
-	private volatile @Nullable RedisClusterAsyncCommands<String, String> commands;
+	private volatile @Nullable RedisClusterAsyncCommands<Object, String> commands;
 
-	private volatile @Nullable StatefulConnection<String, String> connection;
+	private volatile @Nullable StatefulConnection<Object, String> connection;
 
 	private volatile boolean templateOnly;
 
@@ -157,23 +159,23 @@ final class LockScripts implements AutoCloseable {
 		long until = deadline(request.lease());
 		RedisKeys.OfLock key = keys.of(request.key());
 		LeaseArgs lease = request.noExpiry() ? provisional(until) : leaseArgs(request.lease());
-		String[] redisKeys;
+		Object[] redisKeys;
 		String[] args;
 		if (request.lockId() != null || request.noExpiry()) {
 			ids.index(List.of(request), until);
-			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters(), key.ids() };
+			redisKeys = key.scriptKeys(6);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel,
+					stayMillis(queueStay), attemptArg(attempt), grantChannel,
 					request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
 		}
 		else if (queueStay.isZero()) {
-			redisKeys = new String[] { key.lock(), key.fence() };
+			redisKeys = key.scriptKeys(2);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()) };
 		}
 		else {
-			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters() };
+			redisKeys = key.scriptKeys(5);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel };
+					stayMillis(queueStay), attemptArg(attempt), grantChannel };
 		}
 		List<?> reply = run(LuaSources.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
@@ -435,9 +437,7 @@ final class LockScripts implements AutoCloseable {
 						new String[] { token, redisKeys.released(), byId ? "1" : "0",
 								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
-				: run(LuaSources.RELEASE,
-						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.waiting(), redisKeys.queue(),
-								redisKeys.waiters(), redisKeys.ids() },
+				: run(LuaSources.RELEASE, redisKeys.scriptKeys(6),
 						new String[] { token, handsOff, retentionMillis, queueStayMillis,
 								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0", withdraw ? "1" : "0" },
 						until);
@@ -484,10 +484,14 @@ final class LockScripts implements AutoCloseable {
 	 * set again afterwards)
 	 */
 	@SuppressWarnings("unchecked")
-	<T> @Nullable T run(LuaSources.Script<T> script, String[] keys, String[] args, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+	<T> @Nullable T run(LuaSources.Script<T> script, Object[] keys, String[] args, long untilNanos) {
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		if (async == null) {
-			return template.execute(script.spring(), List.of(keys), (Object[]) args);
+			List<String> names = new ArrayList<>(keys.length);
+			for (Object key : keys) {
+				names.add(key.toString()); // a derived key's name, built only on this path
+			}
+			return template.execute(script.spring(), names, (Object[]) args);
 		}
 		try {
 			return (T) await(async.evalsha(script.sha(), script.output(), keys, args), untilNanos);
@@ -503,7 +507,7 @@ final class LockScripts implements AutoCloseable {
 	 * index with their scores (write times, server microseconds), newest first across the keys.
 	 */
 	List<Map.Entry<String, Double>> newestFirst(List<String> indexKeys, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		List<Map.Entry<String, Double>> entries = new ArrayList<>();
 		if (async == null) {
 			for (String indexKey : indexKeys) {
@@ -533,7 +537,7 @@ final class LockScripts implements AutoCloseable {
 	 * {@code ZREM key members...} on each key (sent together, one round trip): drops entries from a lock ID's index.
 	 */
 	void unindex(List<String> indexKeys, List<String> members, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		if (async == null) {
 			indexKeys.forEach(indexKey -> template.opsForZSet().remove(indexKey, members.toArray()));
 			return;
@@ -555,15 +559,15 @@ final class LockScripts implements AutoCloseable {
 	 * @throws LockStoreException if the scripts run through the template, whose connection for a call is not known
 	 */
 	long waitForReplicas(String redisKey, int replicas, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		if (async == null) {
 			throw new LockStoreException(null, "Replica acknowledgement needs the provider's own Lettuce connection "
 					+ "(a LettuceConnectionFactory whose client has a default URI, or a cluster)", null);
 		}
 		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNanos - System.nanoTime()) * 9 / 10);
-		BaseRedisAsyncCommands<String, String> target = async;
-		StatefulConnection<String, String> open = connection;
-		if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
+		BaseRedisAsyncCommands<Object, String> target = async;
+		StatefulConnection<Object, String> open = connection;
+		if (open instanceof StatefulRedisClusterConnection<Object, String> cluster) {
 			RedisURI master = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey)).getUri();
 			// Slot-routed commands use the node connection keyed by host and port: the same one EVALSHA went over.
 			target = cluster.getConnection(master.getHost(), master.getPort()).async();
@@ -649,7 +653,7 @@ final class LockScripts implements AutoCloseable {
 	@Override
 	public void close() {
 		cleanup.close();
-		StatefulConnection<String, String> open;
+		StatefulConnection<Object, String> open;
 		synchronized (connectionLock) {
 			templateOnly = true;
 			commands = null;
@@ -661,8 +665,8 @@ final class LockScripts implements AutoCloseable {
 		}
 	}
 
-	private @Nullable RedisClusterAsyncCommands<String, String> commands() {
-		RedisClusterAsyncCommands<String, String> sync = commands;
+	private @Nullable RedisClusterAsyncCommands<Object, String> commands() {
+		RedisClusterAsyncCommands<Object, String> sync = commands;
 		if (sync != null || templateOnly) {
 			return sync;
 		}
@@ -691,16 +695,16 @@ final class LockScripts implements AutoCloseable {
 		catch (IllegalStateException ex) {
 			return; // factory not started yet: this call goes through the template, which starts or fails it
 		}
-		StatefulConnection<String, String> opened;
-		RedisClusterAsyncCommands<String, String> sync;
+		StatefulConnection<Object, String> opened;
+		RedisClusterAsyncCommands<Object, String> sync;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
-				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
+				StatefulRedisClusterConnection<Object, String> clusterConnection = cluster.connect(ScriptCodec.INSTANCE);
 				sync = clusterConnection.async();
 				opened = clusterConnection;
 			}
 			else {
-				StatefulRedisConnection<String, String> standalone = ((RedisClient) client).connect(StringCodec.UTF8);
+				StatefulRedisConnection<Object, String> standalone = ((RedisClient) client).connect(ScriptCodec.INSTANCE);
 				sync = standalone.async();
 				opened = standalone;
 			}
@@ -739,6 +743,16 @@ final class LockScripts implements AutoCloseable {
 			lastHolder = last;
 		}
 		return last.arg();
+	}
+
+	/** {@code acquire.lua}'s ARGV[5]: the queue stay, formatted once for the usual one. */
+	private String stayMillis(Duration queueStay) {
+		return queueStay.equals(RedisKeys.QUEUE_STAY) ? queueStayMillis : String.valueOf(queueStay.toMillis());
+	}
+
+	/** {@code acquire.lua}'s ARGV[6]: the queued attempt's number, the first few formatted once. */
+	private static String attemptArg(int attempt) {
+		return attempt < ATTEMPTS.length ? ATTEMPTS[attempt] : String.valueOf(attempt);
 	}
 
 	private static long number(@Nullable List<?> result, int index) {
