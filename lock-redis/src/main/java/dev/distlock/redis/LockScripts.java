@@ -22,7 +22,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -48,7 +47,9 @@ import org.springframework.data.redis.core.ZSetOperations;
  * wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of an
  * uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
  * <p>Every call on the dedicated connection has its own deadline: the lease it serves, never below a healthy round trip
- * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout. A call that misses it throws; the command
+ * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout, enforced by the call's own wait (the
+ * connection runs no Lettuce timer per command: the wait ends a command that missed its deadline, so a command queued
+ * while disconnected is never sent after its caller gave up). A call that misses it throws; the command
  * may still run on the server later, which is why callers clean up by owner token after a failed acquire, and a grant
  * that arrives after its lease has passed is released, not handed out. Grants and extensions wait for replica
  * acknowledgement ({@code WAIT}) when {@code replicaAcks} is above 0; releases never do: a release lost in a failover
@@ -68,6 +69,9 @@ final class LockScripts implements AutoCloseable {
 	 */
 	static final Duration MIN_DEADLINE = Duration.ofSeconds(2);
 
+	/** The numbers of the first queued attempts as ARGV strings: most acquisitions queue a few times at most. */
+	private static final String[] ATTEMPTS = { "0", "1", "2", "3", "4", "5", "6", "7" };
+
 	private final StringRedisTemplate template;
 
 	private final @Nullable LettuceConnectionFactory lettuce;
@@ -76,9 +80,9 @@ final class LockScripts implements AutoCloseable {
 
 	private final Object connectionLock = new Object();
 
-	private volatile @Nullable RedisClusterAsyncCommands<String, String> commands;
+	private volatile @Nullable RedisClusterAsyncCommands<Object, String> commands;
 
-	private volatile @Nullable StatefulConnection<String, String> connection;
+	private volatile @Nullable StatefulConnection<Object, String> connection;
 
 	private volatile boolean templateOnly;
 
@@ -155,23 +159,23 @@ final class LockScripts implements AutoCloseable {
 		long until = deadline(request.lease());
 		RedisKeys.OfLock key = keys.of(request.key());
 		LeaseArgs lease = request.noExpiry() ? provisional(until) : leaseArgs(request.lease());
-		String[] redisKeys;
+		Object[] redisKeys;
 		String[] args;
 		if (request.lockId() != null || request.noExpiry()) {
 			ids.index(List.of(request), until);
-			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters(), key.ids() };
+			redisKeys = key.scriptKeys(6);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel,
+					stayMillis(queueStay), attemptArg(attempt), grantChannel,
 					request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
 		}
 		else if (queueStay.isZero()) {
-			redisKeys = new String[] { key.lock(), key.fence() };
+			redisKeys = key.scriptKeys(2);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()) };
 		}
 		else {
-			redisKeys = new String[] { key.lock(), key.fence(), key.waiting(), key.queue(), key.waiters() };
+			redisKeys = key.scriptKeys(5);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					String.valueOf(queueStay.toMillis()), String.valueOf(attempt), grantChannel };
+					stayMillis(queueStay), attemptArg(attempt), grantChannel };
 		}
 		List<?> reply = run(LuaSources.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
@@ -433,9 +437,7 @@ final class LockScripts implements AutoCloseable {
 						new String[] { token, redisKeys.released(), byId ? "1" : "0",
 								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
-				: run(LuaSources.RELEASE,
-						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.waiting(), redisKeys.queue(),
-								redisKeys.waiters(), redisKeys.ids() },
+				: run(LuaSources.RELEASE, redisKeys.scriptKeys(6),
 						new String[] { token, handsOff, retentionMillis, queueStayMillis,
 								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0", withdraw ? "1" : "0" },
 						until);
@@ -482,10 +484,14 @@ final class LockScripts implements AutoCloseable {
 	 * set again afterwards)
 	 */
 	@SuppressWarnings("unchecked")
-	<T> @Nullable T run(LuaSources.Script<T> script, String[] keys, String[] args, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+	<T> @Nullable T run(LuaSources.Script<T> script, Object[] keys, String[] args, long untilNanos) {
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		if (async == null) {
-			return template.execute(script.spring(), List.of(keys), (Object[]) args);
+			List<String> names = new ArrayList<>(keys.length);
+			for (Object key : keys) {
+				names.add(key.toString()); // a derived key's name, built only on this path
+			}
+			return template.execute(script.spring(), names, (Object[]) args);
 		}
 		try {
 			return (T) await(async.evalsha(script.sha(), script.output(), keys, args), untilNanos);
@@ -501,7 +507,7 @@ final class LockScripts implements AutoCloseable {
 	 * index with their scores (write times, server microseconds), newest first across the keys.
 	 */
 	List<Map.Entry<String, Double>> newestFirst(List<String> indexKeys, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		List<Map.Entry<String, Double>> entries = new ArrayList<>();
 		if (async == null) {
 			for (String indexKey : indexKeys) {
@@ -517,9 +523,9 @@ final class LockScripts implements AutoCloseable {
 			for (String indexKey : indexKeys) {
 				replies.add(async.zrevrangeWithScores(indexKey, 0, -1));
 			}
-			for (RedisFuture<List<ScoredValue<String>>> reply : replies) {
+			for (Object reply : awaitAll(replies, untilNanos)) {
 				@SuppressWarnings("unchecked")
-				List<ScoredValue<String>> members = (List<ScoredValue<String>>) await(reply, untilNanos);
+				List<ScoredValue<String>> members = (List<ScoredValue<String>>) reply;
 				members.forEach(member -> entries.add(Map.entry(member.getValue(), member.getScore())));
 			}
 		}
@@ -531,7 +537,7 @@ final class LockScripts implements AutoCloseable {
 	 * {@code ZREM key members...} on each key (sent together, one round trip): drops entries from a lock ID's index.
 	 */
 	void unindex(List<String> indexKeys, List<String> members, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		if (async == null) {
 			indexKeys.forEach(indexKey -> template.opsForZSet().remove(indexKey, members.toArray()));
 			return;
@@ -540,9 +546,7 @@ final class LockScripts implements AutoCloseable {
 		for (String indexKey : indexKeys) {
 			replies.add(async.zrem(indexKey, members.toArray(new String[0])));
 		}
-		for (RedisFuture<Long> reply : replies) {
-			await(reply, untilNanos);
-		}
+		awaitAll(replies, untilNanos);
 	}
 
 	/**
@@ -555,15 +559,15 @@ final class LockScripts implements AutoCloseable {
 	 * @throws LockStoreException if the scripts run through the template, whose connection for a call is not known
 	 */
 	long waitForReplicas(String redisKey, int replicas, long untilNanos) {
-		RedisClusterAsyncCommands<String, String> async = commands();
+		RedisClusterAsyncCommands<Object, String> async = commands();
 		if (async == null) {
 			throw new LockStoreException(null, "Replica acknowledgement needs the provider's own Lettuce connection "
 					+ "(a LettuceConnectionFactory whose client has a default URI, or a cluster)", null);
 		}
 		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNanos - System.nanoTime()) * 9 / 10);
-		BaseRedisAsyncCommands<String, String> target = async;
-		StatefulConnection<String, String> open = connection;
-		if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
+		BaseRedisAsyncCommands<Object, String> target = async;
+		StatefulConnection<Object, String> open = connection;
+		if (open instanceof StatefulRedisClusterConnection<Object, String> cluster) {
 			RedisURI master = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey)).getUri();
 			// Slot-routed commands use the node connection keyed by host and port: the same one EVALSHA went over.
 			target = cluster.getConnection(master.getHost(), master.getPort()).async();
@@ -579,6 +583,24 @@ final class LockScripts implements AutoCloseable {
 			throw ex;
 		}
 		return acknowledged instanceof Number number ? number.longValue() : 0;
+	}
+
+	/**
+	 * Waits for each reply as {@link #await} does; when one fails, the others are ended too, so none is left for
+	 * Lettuce to send or replay after its caller stopped waiting.
+	 */
+	private static List<Object> awaitAll(List<? extends RedisFuture<?>> replies, long untilNanos) {
+		List<Object> results = new ArrayList<>(replies.size());
+		try {
+			for (RedisFuture<?> reply : replies) {
+				results.add(await(reply, untilNanos));
+			}
+		}
+		catch (RuntimeException ex) {
+			replies.forEach(reply -> reply.toCompletableFuture().completeExceptionally(ex));
+			throw ex;
+		}
+		return results;
 	}
 
 	/**
@@ -598,6 +620,10 @@ final class LockScripts implements AutoCloseable {
 			}
 		}
 		catch (TimeoutException ex) {
+			// Lettuce's own per-command timer is off on this connection (see open()): this deadline is the command's,
+			// so it is ended here as that timer would have ended it. A command ended before it was written (queued
+			// while disconnected) is never sent, nor replayed after a reconnect, once its caller has stopped waiting.
+			reply.toCompletableFuture().completeExceptionally(ex);
 			throw new LockStoreException(null, "Redis did not answer in time", ex);
 		}
 		catch (ExecutionException ex) {
@@ -627,7 +653,7 @@ final class LockScripts implements AutoCloseable {
 	@Override
 	public void close() {
 		cleanup.close();
-		StatefulConnection<String, String> open;
+		StatefulConnection<Object, String> open;
 		synchronized (connectionLock) {
 			templateOnly = true;
 			commands = null;
@@ -639,8 +665,8 @@ final class LockScripts implements AutoCloseable {
 		}
 	}
 
-	private @Nullable RedisClusterAsyncCommands<String, String> commands() {
-		RedisClusterAsyncCommands<String, String> sync = commands;
+	private @Nullable RedisClusterAsyncCommands<Object, String> commands() {
+		RedisClusterAsyncCommands<Object, String> sync = commands;
 		if (sync != null || templateOnly) {
 			return sync;
 		}
@@ -669,16 +695,16 @@ final class LockScripts implements AutoCloseable {
 		catch (IllegalStateException ex) {
 			return; // factory not started yet: this call goes through the template, which starts or fails it
 		}
-		StatefulConnection<String, String> opened;
-		RedisClusterAsyncCommands<String, String> sync;
+		StatefulConnection<Object, String> opened;
+		RedisClusterAsyncCommands<Object, String> sync;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
-				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
+				StatefulRedisClusterConnection<Object, String> clusterConnection = cluster.connect(ScriptCodec.INSTANCE);
 				sync = clusterConnection.async();
 				opened = clusterConnection;
 			}
 			else {
-				StatefulRedisConnection<String, String> standalone = ((RedisClient) client).connect(StringCodec.UTF8);
+				StatefulRedisConnection<Object, String> standalone = ((RedisClient) client).connect(ScriptCodec.INSTANCE);
 				sync = standalone.async();
 				opened = standalone;
 			}
@@ -689,7 +715,10 @@ final class LockScripts implements AutoCloseable {
 			templateOnly = true;
 			return;
 		}
-		opened.setTimeout(timeout);
+		// No Lettuce timer per command (a HashedWheelTimeout and its cancellation on every EVALSHA): every call on
+		// this connection waits for its reply in await(), which ends the command at the call's own deadline, never
+		// later than the command timeout. A timeout the client's options fix for every command stays in force.
+		opened.setTimeout(Duration.ZERO);
 		connection = opened;
 		commands = sync;
 		logger.debug("Opened the lock-script connection");
@@ -714,6 +743,16 @@ final class LockScripts implements AutoCloseable {
 			lastHolder = last;
 		}
 		return last.arg();
+	}
+
+	/** {@code acquire.lua}'s ARGV[5]: the queue stay, formatted once for the usual one. */
+	private String stayMillis(Duration queueStay) {
+		return queueStay.equals(RedisKeys.QUEUE_STAY) ? queueStayMillis : String.valueOf(queueStay.toMillis());
+	}
+
+	/** {@code acquire.lua}'s ARGV[6]: the queued attempt's number, the first few formatted once. */
+	private static String attemptArg(int attempt) {
+		return attempt < ATTEMPTS.length ? ATTEMPTS[attempt] : String.valueOf(attempt);
 	}
 
 	private static long number(@Nullable List<?> result, int index) {

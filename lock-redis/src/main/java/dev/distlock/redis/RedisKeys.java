@@ -154,29 +154,47 @@ final class RedisKeys {
 	 */
 	record OfLock(String lock) {
 
+		/** The order of {@link #scriptKeys(int)}. */
+		private static final Suffix[] SCRIPT_ORDER = { Suffix.FENCE, Suffix.WAITING, Suffix.QUEUE, Suffix.WAITERS,
+				Suffix.IDS };
+
+		/**
+		 * The first {@code count} of lock, fence, waiting mark, queue, waiters and ids, as the lock-script connection
+		 * writes them ({@link ScriptCodec}: all but the lock as {@link Derived} keys, whose names are never built):
+		 * the {@code KEYS} of {@code acquire.lua} (2, 5 or 6) and of {@code release.lua} (6).
+		 */
+		Object[] scriptKeys(int count) {
+			Object[] keys = new Object[count];
+			keys[0] = lock;
+			for (int i = 1; i < count; i++) {
+				keys[i] = new Derived(lock, SCRIPT_ORDER[i - 1]);
+			}
+			return keys;
+		}
+
 		/** The fence hash. */
 		String fence() {
-			return lock + ":fence";
+			return lock + Suffix.FENCE.text();
 		}
 
 		/** The waiting mark. */
 		String waiting() {
-			return lock + ":waiting";
+			return lock + Suffix.WAITING.text();
 		}
 
 		/** The FIFO of waiting owner tokens. */
 		String queue() {
-			return lock + ":queue";
+			return lock + Suffix.QUEUE.text();
 		}
 
 		/** The waiters' entries. */
 		String waiters() {
-			return lock + ":waiters";
+			return lock + Suffix.WAITERS.text();
 		}
 
 		/** The lock-ID records of the key's holders. */
 		String ids() {
-			return lock + ":ids";
+			return lock + Suffix.IDS.text();
 		}
 
 		/** A shared lock's holders' details. */
@@ -187,6 +205,46 @@ final class RedisKeys {
 		/** The pub/sub channel a release publishes on. */
 		String released() {
 			return lock + ":released";
+		}
+
+	}
+
+	/**
+	 * A Redis key of a lock other than the lock itself, its lock's name and a suffix, as the lock-script connection
+	 * writes it ({@link ScriptCodec}); {@link #toString()} builds the name, for any other connection.
+	 */
+	record Derived(String lock, Suffix suffix) {
+
+		@Override
+		public String toString() {
+			return lock + suffix.text();
+		}
+
+	}
+
+	/**
+	 * The suffixes of a lock's other keys, with their bytes (ASCII, so the UTF-8 of the joined name is the lock's
+	 * followed by these).
+	 */
+	enum Suffix {
+
+		FENCE(":fence"), WAITING(":waiting"), QUEUE(":queue"), WAITERS(":waiters"), IDS(":ids");
+
+		private final String text;
+
+		private final byte[] bytes;
+
+		Suffix(String text) {
+			this.text = text;
+			this.bytes = text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+		}
+
+		String text() {
+			return text;
+		}
+
+		byte[] bytes() {
+			return bytes;
 		}
 
 	}
