@@ -14,14 +14,15 @@ import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Every call on the lock-script connection keeps its own deadline, enforced by its wait rather than by a Lettuce timer
- * per command: a call that misses it fails with the typed store error, and its command, if the client still held it
- * (disconnected), is never sent once the caller has stopped waiting.
+ * per command: a call that misses it fails with the typed store error at its own deadline, not the command timeout.
+ * (That a command ended while queued on a disconnected client is never sent later is Lettuce's, as it was with its
+ * timer; a test that restarted the server could not show it: a restarted server has no script loaded, so a replayed
+ * EVALSHA fails either way.)
  */
 class RedisCallDeadlineTest {
 
@@ -57,7 +58,7 @@ class RedisCallDeadlineTest {
 		server.freeze();
 		try {
 			// The deadline is the lease's 2 s (MIN_DEADLINE); the bound is far below the 20 s command timeout.
-			assertTimeoutPreemptively(Duration.ofSeconds(12),
+			assertTimeoutPreemptively(Duration.ofSeconds(15),
 					() -> assertThatThrownBy(() -> scripts.acquire(request("frozen", "t1"), Duration.ZERO, 0, ""))
 						.isInstanceOf(LockStoreException.class)
 						.hasMessageContaining("did not answer in time"));
@@ -65,30 +66,6 @@ class RedisCallDeadlineTest {
 		finally {
 			server.thaw();
 		}
-	}
-
-	@Test
-	void anAcquireQueuedWhileDisconnectedIsNeverSentAfterItsCallerGaveUp() {
-		scripts.acquire(request("warm", "t0"), Duration.ZERO, 0, "");
-		server.stop();
-		assertTimeoutPreemptively(Duration.ofSeconds(12),
-				() -> assertThatThrownBy(() -> scripts.acquire(request("late", "t1"), Duration.ZERO, 0, ""))
-					.isInstanceOf(LockStoreException.class));
-		server.start();
-		// Once this call is answered the connection is back and everything queued before it has been flushed.
-		long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-		while (true) {
-			try {
-				scripts.held("late", "t2");
-				break;
-			}
-			catch (RuntimeException notYet) {
-				assertThat(System.nanoTime() - end).as("reconnected within 60 s").isNegative();
-			}
-		}
-		StringRedisTemplate redis = new StringRedisTemplate(factory);
-		assertThat(redis.hasKey("deadline:{late}")).isFalse();
-		assertThat(redis.hasKey("deadline:{late}:fence")).isFalse();
 	}
 
 	private static LockRequest request(String key, String token) {
