@@ -303,8 +303,24 @@ final class LockDatabase {
 			}
 		}
 
+		/**
+		 * Binds by the argument's class: a typed setter goes straight to the driver's encoder for it, where
+		 * {@code setObject} makes Connector/J search its codec list on every argument.
+		 */
 		private static void bind(PreparedStatement statement, int index, @Nullable Object arg) throws SQLException {
-			if (arg == null) {
+			if (arg instanceof String text) {
+				statement.setString(index, text);
+			}
+			else if (arg instanceof Long number) {
+				statement.setLong(index, number);
+			}
+			else if (arg instanceof Integer number) {
+				statement.setInt(index, number);
+			}
+			else if (arg instanceof Boolean flag) {
+				statement.setBoolean(index, flag);
+			}
+			else if (arg == null) {
 				statement.setNull(index, java.sql.Types.VARCHAR);
 			}
 			else if (arg == NULL_BIGINT) {
