@@ -304,21 +304,14 @@ final class LockDatabase {
 		}
 
 		/**
-		 * Binds by the argument's class: a typed setter goes straight to the driver's encoder for it, where
-		 * {@code setObject} makes Connector/J search its codec list on every argument.
+		 * Binds text with {@code setString}, which goes straight to the driver's string encoder where {@code setObject}
+		 * makes Connector/J try its array, unsupported-type and string checks first; numbers keep {@code setObject},
+		 * which hands the caller's boxed value on as it is (Connector/J's {@code setLong} boxes its argument again, and
+		 * pgjdbc's {@code setObject} of a number is its typed setter).
 		 */
 		private static void bind(PreparedStatement statement, int index, @Nullable Object arg) throws SQLException {
 			if (arg instanceof String text) {
 				statement.setString(index, text);
-			}
-			else if (arg instanceof Long number) {
-				statement.setLong(index, number);
-			}
-			else if (arg instanceof Integer number) {
-				statement.setInt(index, number);
-			}
-			else if (arg instanceof Boolean flag) {
-				statement.setBoolean(index, flag);
 			}
 			else if (arg == null) {
 				statement.setNull(index, java.sql.Types.VARCHAR);
