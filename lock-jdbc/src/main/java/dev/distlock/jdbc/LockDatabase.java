@@ -198,16 +198,20 @@ final class LockDatabase {
 
 		private final long boundMillis;
 
-		private final int timeoutSeconds;
-
-		private final boolean watched;
-
 		Session(Connection connection, JdbcDialect dialect, long boundMillis) {
 			this.connection = connection;
 			this.dialect = dialect;
 			this.boundMillis = boundMillis;
-			this.timeoutSeconds = (int) Math.max(1, (boundMillis + 999) / 1000);
-			this.watched = dialect == JdbcDialect.POSTGRESQL;
+		}
+
+		/** Whether the watchdog bounds the statements (PostgreSQL) rather than the driver's query timeout. */
+		private boolean watched() {
+			return dialect == JdbcDialect.POSTGRESQL;
+		}
+
+		/** The bound as a JDBC query timeout: whole seconds, rounded up. */
+		private int timeoutSeconds() {
+			return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (boundMillis + 999) / 1000));
 		}
 
 		/** Runs an INSERT, UPDATE or DELETE and returns the rows it matched. */
@@ -275,12 +279,12 @@ final class LockDatabase {
 		 * @return the slot to release, {@code -1} when the driver's timeout bounds it (always so on MariaDB)
 		 */
 		private int watch(PreparedStatement statement) throws SQLException {
-			if (!watched) {
+			if (!watched()) {
 				return -1;
 			}
 			int slot = StatementWatchdog.SHARED.watch(statement, boundMillis);
 			if (slot < 0) {
-				statement.setQueryTimeout(timeoutSeconds);
+				statement.setQueryTimeout(timeoutSeconds());
 			}
 			return slot;
 		}
@@ -289,8 +293,8 @@ final class LockDatabase {
 			PreparedStatement statement = keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
 					: connection.prepareStatement(sql);
 			try {
-				if (!watched) {
-					statement.setQueryTimeout(timeoutSeconds);
+				if (!watched()) {
+					statement.setQueryTimeout(timeoutSeconds());
 				}
 				for (int i = 0; i < args.length; i++) {
 					bind(statement, i + 1, args[i]);
