@@ -152,7 +152,10 @@ final class StatementWatchdog {
 				continue;
 			}
 			taken = true;
-			if (deadline != CANCELLING && now - deadline >= 0 && deadlines.compareAndSet(slot, deadline, CANCELLING)) {
+			// A slot whose statement is not set yet (its owner between taking it and setting it) waits for the next
+			// scan, so a deadline is never moved to CANCELLING with nothing to cancel.
+			if (deadline != CANCELLING && now - deadline >= 0 && statements.get(slot) != null
+					&& deadlines.compareAndSet(slot, deadline, CANCELLING)) {
 				Statement statement = statements.get(slot);
 				if (statement != null) {
 					cancelAside(statement);
