@@ -20,9 +20,11 @@ import dev.distlock.core.LockStoreException;
  * Runs the provider's statements on a connection of its own, never the caller's: each unit of work borrows a
  * connection straight from the {@link DataSource} (not through Spring's transaction synchronisation, which would bind
  * it to a surrounding {@code @Transactional} until that ends), runs in autocommit or in one short READ COMMITTED
- * transaction, and gives the connection back at once. Every statement carries the driver's query timeout, which both
- * drivers enforce on the server (pgjdbc cancels the query, MariaDB's sets {@code max_statement_time}). SQL errors
- * become {@link LockStoreException}s naming the key and the operation.
+ * transaction, and gives the connection back at once. Every statement is bounded on the server: on PostgreSQL the
+ * {@link StatementWatchdog} cancels it once its bound passes, as pgjdbc's query timeout would but without a timer task
+ * per statement (the query timeout when the watchdog has no free slot); on MariaDB it carries the driver's query
+ * timeout, which Connector/J sends as the statement's {@code max_statement_time}. SQL errors become
+ * {@link LockStoreException}s naming the key and the operation.
  */
 final class LockDatabase {
 
@@ -59,7 +61,8 @@ final class LockDatabase {
 	/**
 	 * Runs the work on a connection of its own, in autocommit ({@code transaction} false) or in one transaction at READ
 	 * COMMITTED that commits when the work returns and rolls back when it throws.
-	 * @param boundMillis the bound of every statement (rounded up to whole seconds, the JDBC query timeout's unit)
+	 * @param boundMillis the bound of every statement (rounded up to whole seconds where the JDBC query timeout, whose
+	 * unit they are, enforces it)
 	 * @throws LockStoreException when the database could not be asked or a statement failed;
 	 * {@link NotSentException} as its cause when nothing reached the server
 	 */
@@ -73,7 +76,7 @@ final class LockDatabase {
 		}
 		try {
 			prepare(connection, transaction);
-			Session session = new Session(connection, dialect, (int) Math.max(1, (boundMillis + 999) / 1000));
+			Session session = new Session(connection, dialect, boundMillis);
 			T result = work.apply(session);
 			if (transaction) {
 				connection.commit();
@@ -183,25 +186,44 @@ final class LockDatabase {
 
 	}
 
-	/** One connection's statements, each bounded by the query timeout. */
+	/**
+	 * One connection's statements, each bounded: watched by the {@link StatementWatchdog} while it runs on PostgreSQL,
+	 * by the driver's query timeout on MariaDB.
+	 */
 	static final class Session {
 
 		private final Connection connection;
 
 		private final JdbcDialect dialect;
 
-		private final int timeoutSeconds;
+		private final long boundMillis;
 
-		Session(Connection connection, JdbcDialect dialect, int timeoutSeconds) {
+		Session(Connection connection, JdbcDialect dialect, long boundMillis) {
 			this.connection = connection;
 			this.dialect = dialect;
-			this.timeoutSeconds = timeoutSeconds;
+			this.boundMillis = boundMillis;
+		}
+
+		/** Whether the watchdog bounds the statements (PostgreSQL) rather than the driver's query timeout. */
+		private boolean watched() {
+			return dialect == JdbcDialect.POSTGRESQL;
+		}
+
+		/** The bound as a JDBC query timeout: whole seconds, rounded up. */
+		private int timeoutSeconds() {
+			return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (boundMillis + 999) / 1000));
 		}
 
 		/** Runs an INSERT, UPDATE or DELETE and returns the rows it matched. */
 		int update(String sql, Object... args) throws SQLException {
 			try (PreparedStatement statement = prepare(sql, false, args)) {
-				return statement.executeUpdate();
+				int slot = watch(statement);
+				try {
+					return statement.executeUpdate();
+				}
+				finally {
+					StatementWatchdog.SHARED.release(slot);
+				}
 			}
 		}
 
@@ -213,8 +235,9 @@ final class LockDatabase {
 		@Nullable
 		Long returning(String sql, Object... args) throws SQLException {
 			if (dialect.returning()) {
-				List<Long> values = query(sql, rs -> rs.getLong(1), args);
-				return values.isEmpty() ? null : values.get(0);
+				try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
+					return rs.next() ? rs.getLong(1) : null;
+				}
 			}
 			try (PreparedStatement statement = prepare(sql, true, args)) {
 				if (statement.executeUpdate() == 0) {
@@ -231,7 +254,7 @@ final class LockDatabase {
 
 		/** One value per row. */
 		<T> List<T> query(String sql, RowReader<T> reader, Object... args) throws SQLException {
-			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = statement.executeQuery()) {
+			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
 				List<T> rows = new ArrayList<>();
 				while (rs.next()) {
 					rows.add(reader.read(rs));
@@ -240,28 +263,68 @@ final class LockDatabase {
 			}
 		}
 
+		/** Executes a query while the watchdog watches it (the rows are read in by then: no fetch size is set). */
+		private ResultSet execute(PreparedStatement statement) throws SQLException {
+			int slot = watch(statement);
+			try {
+				return statement.executeQuery();
+			}
+			finally {
+				StatementWatchdog.SHARED.release(slot);
+			}
+		}
+
+		/**
+		 * Puts a PostgreSQL statement under the watchdog, or under the driver's query timeout when no slot is free.
+		 * @return the slot to release, {@code -1} when the driver's timeout bounds it (always so on MariaDB)
+		 */
+		private int watch(PreparedStatement statement) throws SQLException {
+			if (!watched()) {
+				return -1;
+			}
+			int slot = StatementWatchdog.SHARED.watch(statement, boundMillis);
+			if (slot < 0) {
+				statement.setQueryTimeout(timeoutSeconds());
+			}
+			return slot;
+		}
+
 		private PreparedStatement prepare(String sql, boolean keys, Object... args) throws SQLException {
 			PreparedStatement statement = keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
 					: connection.prepareStatement(sql);
 			try {
-				statement.setQueryTimeout(timeoutSeconds);
+				if (!watched()) {
+					statement.setQueryTimeout(timeoutSeconds());
+				}
 				for (int i = 0; i < args.length; i++) {
-					Object arg = args[i];
-					if (arg == null) {
-						statement.setNull(i + 1, java.sql.Types.VARCHAR);
-					}
-					else if (arg == NULL_BIGINT) {
-						statement.setNull(i + 1, java.sql.Types.BIGINT);
-					}
-					else {
-						statement.setObject(i + 1, arg);
-					}
+					bind(statement, i + 1, args[i]);
 				}
 				return statement;
 			}
 			catch (SQLException ex) {
 				statement.close();
 				throw ex;
+			}
+		}
+
+		/**
+		 * Binds text with {@code setString}, which goes straight to the driver's string encoder where {@code setObject}
+		 * makes Connector/J try its array, unsupported-type and string checks first; numbers keep {@code setObject},
+		 * which hands the caller's boxed value on as it is (Connector/J's {@code setLong} boxes its argument again, and
+		 * pgjdbc's {@code setObject} of a number is its typed setter).
+		 */
+		private static void bind(PreparedStatement statement, int index, @Nullable Object arg) throws SQLException {
+			if (arg instanceof String text) {
+				statement.setString(index, text);
+			}
+			else if (arg == null) {
+				statement.setNull(index, java.sql.Types.VARCHAR);
+			}
+			else if (arg == NULL_BIGINT) {
+				statement.setNull(index, java.sql.Types.BIGINT);
+			}
+			else {
+				statement.setObject(index, arg);
 			}
 		}
 

@@ -8,7 +8,7 @@ import dev.distlock.core.InvalidLockOptionException;
 /**
  * How long each store call may take, and the lease bounds checked before anything is sent. A lock call is bounded by
  * its lease, between {@link #FLOOR} (never below a healthy round trip on a loaded machine) and the settings' call
- * timeout; the bound becomes the statements' query timeout, which the database enforces.
+ * timeout; the bound is each statement's, enforced on the server (see {@link LockDatabase}).
  */
 final class TimeLimits {
 
