@@ -153,11 +153,12 @@ final class StatementWatchdog {
 			}
 			taken = true;
 			// A slot whose statement is not set yet (its owner between taking it and setting it) waits for the next
-			// scan, so a deadline is never moved to CANCELLING with nothing to cancel.
-			if (deadline != CANCELLING && now - deadline >= 0 && statements.get(slot) != null
-					&& deadlines.compareAndSet(slot, deadline, CANCELLING)) {
+			// scan, so a deadline is never moved to CANCELLING with nothing to cancel. The statement is read before
+			// the compare-and-set: once the deadline is still this one, it is this owner's statement, never that of
+			// a later owner who took the slot after this one gave it back.
+			if (deadline != CANCELLING && now - deadline >= 0) {
 				Statement statement = statements.get(slot);
-				if (statement != null) {
+				if (statement != null && deadlines.compareAndSet(slot, deadline, CANCELLING)) {
 					cancelAside(statement);
 				}
 			}
