@@ -165,8 +165,8 @@ final class LockStatements {
 		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
 		String live = "expires_at > " + now;
 		// A grant to the token that still holds the row (a replayed acquire whose first reply was lost) keeps its
-		// fencing token, acquisition time and a waiting writer's mark, and only restarts the lease. The CASEs come
-		// first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
+		// fencing token, acquisition and renewal time and a waiting writer's mark, and only restarts the lease. Those
+		// assignments come first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		String stillMine = "token = ? AND " + live;
 		if (dialect == JdbcDialect.POSTGRESQL) {
 			// Unused on PostgreSQL (acquireExclusive below grants in one statement).
