@@ -68,7 +68,9 @@ final class JdbcSuite {
 					List.of());
 		}
 		try (database) {
-			String description = database.description();
+			String options = database.extraUrlOptions();
+			String description = database.description()
+					+ (options.isEmpty() ? "" : " (every arm's driver with " + options + ")");
 			Progress.say("  " + description + ", pool of " + POOL_SIZE + " per client");
 			List<JdbcArm> arms = new ArrayList<>(List.of(new RawJdbcArm(database, POOL_SIZE),
 					new DistlockJdbcArm(database, POOL_SIZE), new DistlockJdbcProviderArm(database, POOL_SIZE)));

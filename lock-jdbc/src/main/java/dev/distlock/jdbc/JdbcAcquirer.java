@@ -154,8 +154,8 @@ final class JdbcAcquirer {
 			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
 			// or it exists and is held (the insert writes nothing: refused).
 			String token = request.token();
-			Long fence = session.returning(sql.grantExclusive, token, token, token, token, token, token, owner, host,
-					request.lockId(), leaseMs, nominalLease, request.key(), token);
+			Long fence = session.returning(sql.grantExclusive, token, token, owner, host, request.lockId(), leaseMs,
+					nominalLease, request.key(), token);
 			if (fence == null) {
 				fence = session.returning(sql.insertExclusive, request.key(), request.token(), owner, host,
 						request.lockId(), leaseMs, nominalLease);

@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.time.Duration;
 import java.util.List;
 
+import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -56,6 +57,41 @@ class JdbcReplayTest {
 			assertThat(next.release()).isTrue();
 		}
 		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReplayedExclusiveAcquireKeepsTheRenewalTimeAndTheNextHoldersGrantStartsAfresh(TestDatabase db)
+			throws Exception {
+		// One connection, so the next holder's grant runs where the replay ran (on MariaDB, where the replay's
+		// session variable was left set): it must still draw a new token and a new acquisition time, no renewal.
+		HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 1);
+		db.dataSource(); // the table
+		JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+		String key = "replay-renewed:" + System.nanoTime();
+		LockRequest request = request(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.EXCLUSIVE, false);
+		Lease first = provider.tryAcquire(request).orElseThrow();
+		assertThat(first.extend(Duration.ofSeconds(30))).isTrue();
+		LockInfo extended = provider.status(StatusQuery.held().withKeyPrefix(key)).get(0);
+		assertThat(extended.renewedAt()).isNotNull();
+		Thread.sleep(20);
+		Lease replayed = provider.tryAcquire(request).orElseThrow();
+		LockInfo afterReplay = provider.status(StatusQuery.held().withKeyPrefix(key)).get(0);
+		assertThat(replayed.fencingToken()).isEqualTo(first.fencingToken());
+		assertThat(afterReplay.acquiredAt()).isEqualTo(extended.acquiredAt());
+		assertThat(afterReplay.renewedAt()).isEqualTo(extended.renewedAt());
+		assertThat(replayed.release()).isTrue();
+		Thread.sleep(20);
+		Lease next = provider.tryAcquire(request(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.EXCLUSIVE,
+				false)).orElseThrow();
+		LockInfo fresh = provider.status(StatusQuery.held().withKeyPrefix(key)).get(0);
+		assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(fresh.fencingToken()).isEqualTo(next.fencingToken());
+		assertThat(fresh.acquiredAt()).isAfter(extended.acquiredAt());
+		assertThat(fresh.renewedAt()).isNull();
+		assertThat(next.release()).isTrue();
+		provider.close();
+		pool.close();
 	}
 
 	@ParameterizedTest

@@ -149,7 +149,8 @@ class JdbcStoreTest {
 	void fencingTokensKeepIncreasingAcrossADatabaseRestart(TestDatabase db) {
 		String key = "restart:" + System.nanoTime();
 		JdbcLockProvider before = db.provider(JdbcLockSettings.defaults());
-		Lease first = before.tryAcquire(exclusive(key, Duration.ofSeconds(1))).orElseThrow();
+		// A lease that outlasts the restart on a loaded machine (1 s did not, at load 18).
+		Lease first = before.tryAcquire(exclusive(key, Duration.ofSeconds(30))).orElseThrow();
 		before.close();
 		db.restart();
 		JdbcLockProvider after = db.provider(JdbcLockSettings.defaults());

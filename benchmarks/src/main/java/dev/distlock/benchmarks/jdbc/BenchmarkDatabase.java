@@ -146,8 +146,10 @@ public final class BenchmarkDatabase implements AutoCloseable {
 	public HikariDataSource pool(String name, int size, ConnectionGauge gauge, String urlOptions) {
 		HikariConfig config = new HikariConfig();
 		String url = jdbcUrl();
-		if (!urlOptions.isEmpty()) {
-			url += (url.contains("?") ? "&" : "?") + urlOptions;
+		for (String options : new String[] { urlOptions, extraUrlOptions() }) {
+			if (!options.isEmpty()) {
+				url += (url.contains("?") ? "&" : "?") + options;
+			}
 		}
 		config.setJdbcUrl(url);
 		config.setUsername(user());
@@ -157,6 +159,16 @@ public final class BenchmarkDatabase implements AutoCloseable {
 		config.setPoolName(name);
 		config.setMetricsTrackerFactory(gauge);
 		return new HikariDataSource(config);
+	}
+
+	/**
+	 * Driver options added to every pool of every arm on this database, the same for all:
+	 * {@code -Dbench.mariadbUrlOptions} (e.g. {@code useServerPrepStmts=true}) or {@code -Dbench.postgresUrlOptions};
+	 * empty by default.
+	 */
+	public String extraUrlOptions() {
+		return System.getProperty(dialect == JdbcDialect.POSTGRESQL ? "bench.postgresUrlOptions"
+				: "bench.mariadbUrlOptions", "");
 	}
 
 	/** Runs each statement on a connection of its own, outside any pool. */

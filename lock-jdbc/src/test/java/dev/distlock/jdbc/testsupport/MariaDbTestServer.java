@@ -115,9 +115,14 @@ public final class MariaDbTestServer {
 		return port;
 	}
 
-	/** A JDBC URL to the server on {@code port} (the server's, or a proxy's in front of it). */
+	/**
+	 * A JDBC URL to the server on {@code port} (the server's, or a proxy's in front of it), with the driver options of
+	 * {@code -Ddistlock.test.mariadbUrlOptions} (e.g. {@code useServerPrepStmts=true}) when given.
+	 */
 	public String jdbcUrl(int port) {
-		return "jdbc:mariadb://127.0.0.1:" + port + "/distlock?createDatabaseIfNotExist=true";
+		String options = System.getProperty("distlock.test.mariadbUrlOptions", "");
+		return "jdbc:mariadb://127.0.0.1:" + port + "/distlock?createDatabaseIfNotExist=true"
+				+ (options.isEmpty() ? "" : "&" + options);
 	}
 
 	/** The JDBC URL of the server. */
