@@ -717,8 +717,10 @@ final class LockScripts implements AutoCloseable {
 		}
 		// No Lettuce timer per command (a HashedWheelTimeout and its cancellation on every EVALSHA): every call on
 		// this connection waits for its reply in await(), which ends the command at the call's own deadline, never
-		// later than the command timeout. A timeout the client's options fix for every command stays in force.
-		opened.setTimeout(Duration.ZERO);
+		// later than the command timeout. A timeout the client's options fix for every command stays in force. A
+		// cluster connection keeps the command timeout: its setting never reached the node connections' timers (so
+		// zero saved nothing there), and a cluster client's shutdown once hung after a node was killed with it.
+		opened.setTimeout(opened instanceof StatefulRedisClusterConnection<?, ?> ? timeout : Duration.ZERO);
 		connection = opened;
 		commands = sync;
 		logger.debug("Opened the lock-script connection");
