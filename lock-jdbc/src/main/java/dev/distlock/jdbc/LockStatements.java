@@ -24,13 +24,17 @@ final class LockStatements {
 	static final String MARIADB_REPLAY = "@distlock_replay";
 
 	/**
-	 * Exclusive grant of an existing key row: free, expired or already this token's, with no live shared holder. On
-	 * MariaDB its arguments are the token, the token, owner, host, lock ID, lease, nominal lease, key and token.
+	 * On MySQL/MariaDB, exclusive grant of an existing key row: free, expired or already this token's, with no live
+	 * shared holder; its arguments are the token, the token, owner, host, lock ID, lease, nominal lease, key and token.
+	 * Null on PostgreSQL, where {@link #acquireExclusive} grants in one statement.
 	 */
-	final String grantExclusive;
+	final @Nullable String grantExclusive;
 
-	/** Exclusive grant by inserting the key row; a row already there makes it write nothing. */
-	final String insertExclusive;
+	/**
+	 * On MySQL/MariaDB, exclusive grant by inserting the key row; a row already there makes it write nothing. Null on
+	 * PostgreSQL, as {@link #grantExclusive}.
+	 */
+	final @Nullable String insertExclusive;
 
 	/**
 	 * On PostgreSQL, the whole exclusive attempt in one statement: the insert of the key row, or on conflict the
@@ -173,39 +177,7 @@ final class LockStatements {
 		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
 		String live = "expires_at > " + now;
 		// A grant to the token that still holds the row (a replayed acquire whose first reply was lost) keeps its
-		// fencing token, acquisition and renewal time and a waiting writer's mark, and only restarts the lease. Those
-		// assignments come first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
-		String stillMine = "token = ? AND " + live;
-		if (dialect == JdbcDialect.POSTGRESQL) {
-			// Unused on PostgreSQL (acquireExclusive below grants in one statement).
-			this.grantExclusive = "UPDATE " + table + " SET fence = " + dialect.keepOrNextFence(stillMine, sequence)
-					+ ", acquired_at = CASE WHEN " + stillMine + " THEN acquired_at ELSE " + now + " END, "
-					+ "renewed_at = CASE WHEN " + stillMine + " THEN renewed_at ELSE NULL END, "
-					+ "waiter = CASE WHEN " + stillMine + " THEN waiter ELSE NULL END, "
-					+ "waiter_until = CASE WHEN " + stillMine + " THEN waiter_until ELSE NULL END, "
-					+ "token = ?, owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
-					+ "released = NULL WHERE lock_key = ? AND holder = '' AND "
-					+ "(token IS NULL OR expires_at <= " + now + " OR token = ?) AND shared_until <= " + now
-					+ returning;
-		}
-		else {
-			// The replay condition is evaluated once, in the first assignment, into a session variable the later
-			// ones read (MariaDB evaluates SET left to right): one bound token and one comparison instead of five,
-			// a shorter text for the driver and the server to parse on every call (9 parameters instead of 13).
-			// The variable is always assigned before it is read, so a value left on a pooled connection by an
-			// earlier statement is never seen.
-			String replay = MARIADB_REPLAY;
-			this.grantExclusive = "UPDATE " + table + " SET fence = LAST_INSERT_ID(IF(" + replay + " := " + stillMine
-					+ ", fence, NEXTVAL(" + sequence + "))), acquired_at = IF(" + replay + ", acquired_at, " + now
-					+ "), renewed_at = IF(" + replay + ", renewed_at, NULL), waiter = IF(" + replay
-					+ ", waiter, NULL), waiter_until = IF(" + replay + ", waiter_until, NULL), token = ?, "
-					+ "owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
-					+ "released = NULL WHERE lock_key = ? AND holder = '' AND (token IS NULL OR expires_at <= " + now
-					+ " OR token = ?) AND shared_until <= " + now;
-		}
-		this.insertExclusive = insertInto + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
-				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", " + now
-				+ ", " + plus + ", ?, " + epoch + ")" + onConflict + returning;
+		// fencing token, acquisition and renewal time and a waiting writer's mark, and only restarts the lease.
 		if (dialect == JdbcDialect.POSTGRESQL) {
 			// ON CONFLICT DO UPDATE locks the conflicting row, then checks WHERE and evaluates SET on its latest
 			// version: nextval() in SET is drawn after every earlier grant of the row. The one in VALUES is drawn
@@ -225,8 +197,27 @@ final class LockStatements {
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
 					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence";
+			this.grantExclusive = null;
+			this.insertExclusive = null;
 		}
 		else {
+			// The replay condition is evaluated once, in the first assignment, into a session variable the later
+			// ones read (MariaDB evaluates SET left to right): one bound token and one comparison instead of five,
+			// a shorter text for the driver and the server to parse on every call (9 parameters instead of 13).
+			// The variable is always assigned before it is read, so a value left on a pooled connection by an
+			// earlier statement is never seen.
+			String replay = MARIADB_REPLAY;
+			String stillMine = "token = ? AND " + live;
+			this.grantExclusive = "UPDATE " + table + " SET fence = LAST_INSERT_ID(IF(" + replay + " := " + stillMine
+					+ ", fence, NEXTVAL(" + sequence + "))), acquired_at = IF(" + replay + ", acquired_at, " + now
+					+ "), renewed_at = IF(" + replay + ", renewed_at, NULL), waiter = IF(" + replay
+					+ ", waiter, NULL), waiter_until = IF(" + replay + ", waiter_until, NULL), token = ?, "
+					+ "owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
+					+ "released = NULL WHERE lock_key = ? AND holder = '' AND (token IS NULL OR expires_at <= " + now
+					+ " OR token = ?) AND shared_until <= " + now;
+			this.insertExclusive = insertInto + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, "
+					+ "fence, acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", "
+					+ now + ", " + plus + ", ?, " + epoch + ")";
 			this.acquireExclusive = null;
 		}
 		this.extendExclusive = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
