@@ -69,7 +69,7 @@ final class LockDatabase {
 	<T> T run(@Nullable String key, String operation, long boundMillis, boolean transaction, Work<T> work) {
 		Connection connection;
 		try {
-			connection = dataSource.getConnection();
+			connection = borrow(boundMillis);
 		}
 		catch (SQLException | RuntimeException ex) {
 			throw error(key, operation, new NotSentException(ex));
@@ -94,6 +94,41 @@ final class LockDatabase {
 		}
 		finally {
 			restoreAndClose(connection, transaction);
+		}
+	}
+
+	/**
+	 * Borrows a connection, never giving up because of an interrupt: a pool that waits for a connection gives up when
+	 * the thread is interrupted (HikariCP throws "Interrupted during connection acquisition"), while the drivers
+	 * ignore interrupts once a statement is sent. A release interrupted there failed with nothing sent and left its
+	 * lock held for the rest of its lease. Every call is bounded instead, and an interrupted borrow is tried again
+	 * with the flag cleared until {@code boundMillis} have passed; the flag is set again afterwards, for the caller
+	 * (the template) to act on.
+	 */
+	private Connection borrow(long boundMillis) throws SQLException {
+		long deadline = System.nanoTime() + boundMillis * 1_000_000L;
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return dataSource.getConnection();
+				}
+				catch (SQLException ex) {
+					// The pool sets the flag again before it throws; a failure of its own leaves it as it was.
+					if (!Thread.interrupted()) {
+						throw ex;
+					}
+					interrupted = true;
+					if (System.nanoTime() - deadline >= 0) {
+						throw ex;
+					}
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

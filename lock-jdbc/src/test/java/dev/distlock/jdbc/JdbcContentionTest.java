@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -23,8 +26,8 @@ import dev.distlock.jdbc.testsupport.TestDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Contention on real databases: no pool exhaustion, deadlock or serialisation error reaches a caller, and an
- * unguarded read-sleep-write counter ends exact.
+ * Contention on real databases: no pool exhaustion, deadlock or serialisation error reaches a caller, an
+ * unguarded read-sleep-write counter ends exact, and a release waiting for a pooled connection outlasts interrupts.
  */
 class JdbcContentionTest {
 
@@ -94,6 +97,64 @@ class JdbcContentionTest {
 			}
 			template.close();
 			provider.close();
+		}
+	}
+
+	/**
+	 * A release whose thread is interrupted again and again while the pool has no connection to lend still releases
+	 * once one is free, and keeps the flag. The pool gives up its wait on each interrupt; that is no store failure, and
+	 * more interrupts than the template's own retries of an interrupted release used to fail it, leaving the lock held
+	 * for the rest of its lease.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseInterruptedOftenWhileThePoolHasNoConnectionStillReleasesAndKeepsTheFlag(TestDatabase db)
+			throws Exception {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 1)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			LockTemplate template = LockTemplate.builder(provider).keyPrefix("borrow:" + System.nanoTime() + ":")
+				.build();
+			LockHandle handle = template.acquire("one", LockOptions.builder().timeout(Duration.ofMinutes(5)).build());
+			AtomicReference<Throwable> error = new AtomicReference<>();
+			AtomicBoolean flagKept = new AtomicBoolean();
+			Thread releaser = new Thread(() -> {
+				try {
+					handle.release();
+				}
+				catch (Throwable ex) {
+					error.set(ex);
+				}
+				flagKept.set(Thread.currentThread().isInterrupted());
+			}, "releaser");
+			try (Connection taken = pool.getConnection()) {
+				releaser.start();
+				for (int i = 0; i < 10 && releaser.isAlive(); i++) { // the template retries an interrupted release 3 times
+					awaitWaitingForTheConnection(releaser);
+					releaser.interrupt();
+				}
+				awaitWaitingForTheConnection(releaser);
+				assertThat(releaser.isAlive()).as("release still waiting for the pool after the interrupts").isTrue();
+			}
+			releaser.join(WAIT.toMillis());
+			assertThat(releaser.isAlive()).as("release still running").isFalse();
+			assertThat(error.get()).as("release error").isNull();
+			assertThat(flagKept.get()).as("interrupt flag kept").isTrue();
+			assertThat(template.isLocked("one")).as("locked after the release").isFalse();
+			template.close();
+			provider.close();
+		}
+	}
+
+	/**
+	 * Waits until the thread waits with its interrupt flag clear (in the pool's wait for a connection, where the last
+	 * interrupt was taken), or has ended.
+	 */
+	private static void awaitWaitingForTheConnection(Thread thread) throws InterruptedException {
+		long deadline = System.nanoTime() + WAIT.toNanos();
+		while (thread.isAlive() && !(thread.getState() == Thread.State.TIMED_WAITING && !thread.isInterrupted())) {
+			assertThat(System.nanoTime() - deadline).as("the releaser waits for the pool").isNegative();
+			Thread.sleep(5);
 		}
 	}
 

@@ -574,7 +574,7 @@ public abstract class LockTemplateSeamsTest {
 		SectionOracle oracle = new SectionOracle();
 		SharedOracle readers = new SharedOracle();
 		ConcurrentLinkedQueue<Throwable> untyped = new ConcurrentLinkedQueue<>();
-		AtomicInteger releaseErrors = new AtomicInteger();
+		ConcurrentLinkedQueue<LockReleaseException> releaseErrors = new ConcurrentLinkedQueue<>();
 		AtomicBoolean running = new AtomicBoolean(true);
 		LockOptions options = LockOptions.builder()
 			.timeout(LEASE)
@@ -602,7 +602,7 @@ public abstract class LockTemplateSeamsTest {
 						});
 					}
 					catch (LockReleaseException ex) {
-						releaseErrors.incrementAndGet();
+						releaseErrors.add(ex);
 					}
 					catch (DistributedLockException ex) {
 						// typed: an interrupted wait or a store call cut short
@@ -640,7 +640,8 @@ public abstract class LockTemplateSeamsTest {
 		}
 		softly.assertThat(bodiesWithoutLock.get()).as("bodies run without their lock").isZero();
 		softly.assertThat(untyped).as("errors outside DistributedLockException").isEmpty();
-		softly.assertThat(releaseErrors.get()).as("LockReleaseExceptions").isZero();
+		softly.assertThat(releaseErrors.stream().map(LockTemplateSeamsTest::withCauses).toList())
+			.as("LockReleaseExceptions").isEmpty();
 		softly.assertAll();
 		assertFree(keys(entry, key));
 		assertThat(new LockOperations(template).heldLocks()).as("heldLocks()").isEmpty();
@@ -1766,6 +1767,15 @@ public abstract class LockTemplateSeamsTest {
 			};
 		}
 
+	}
+
+	/** An error and its causes on one line, so that a failed assertion says where it came from. */
+	private static String withCauses(Throwable error) {
+		StringBuilder text = new StringBuilder(error.toString());
+		for (Throwable cause = error.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+			text.append(" <- ").append(cause);
+		}
+		return text.toString();
 	}
 
 }
