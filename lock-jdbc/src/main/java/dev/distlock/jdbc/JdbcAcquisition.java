@@ -75,7 +75,7 @@ final class JdbcAcquisition implements Acquisition {
 		this.database = database;
 		this.sql = sql;
 		this.request = request;
-		this.waiter = wakeups.register(request.key());
+		this.waiter = wakeups.register(request.key(), request.token());
 		this.notified = sql.markReaderRemaining != null;
 	}
 

@@ -182,8 +182,8 @@ final class LockStatements {
 			// ON CONFLICT DO UPDATE locks the conflicting row, then checks WHERE and evaluates SET on its latest
 			// version: nextval() in SET is drawn after every earlier grant of the row. The one in VALUES is drawn
 			// (and wasted) by every attempt on an existing row; the sequence only has to increase. The grant ends
-			// a waiting writer's priority (waiter) but keeps waiter_until, until when other waiters may still wait
-			// and releases notify.
+			// its own writer mark (waiter) but keeps another writer's, which still waits and is the one the next
+			// release names, and keeps waiter_until, until when other waiters may still wait and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
 			this.acquireExclusive = "INSERT INTO " + table + " AS t (lock_key, holder, token, owner_name, owner_host, "
@@ -192,7 +192,7 @@ final class LockStatements {
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
-					+ "waiter = CASE WHEN " + mineNow + " THEN t.waiter ELSE NULL END, "
+					+ "waiter = CASE WHEN " + mineNow + " OR t.waiter <> EXCLUDED.token THEN t.waiter ELSE NULL END, "
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
@@ -313,15 +313,21 @@ final class LockStatements {
 	 * {@link JdbcAcquisition#NOTIFY_GRACE} ago, delivered when the statement commits. Every waiter on PostgreSQL marks
 	 * waiter_until after each refusal (a writer's mark, a reader's mark) and waits no longer than that grace after
 	 * it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying transactions on one
-	 * lock, which capped uncontended releases from many threads. Null on MySQL/MariaDB, which have no notifications.
+	 * lock, which capped uncontended releases from many threads. While a waiting writer's mark is live the payload
+	 * names it ({@code token U+001F key}, see {@link PostgresNotifications#NAMED}) and only that writer is woken;
+	 * otherwise it is the key alone, which wakes every waiter of the key. The second column is the named token, or
+	 * null. Null on MySQL/MariaDB, which have no notifications.
 	 */
 	private static @Nullable String notifying(JdbcDialect dialect, String update) {
 		if (dialect != JdbcDialect.POSTGRESQL) {
 			return null;
 		}
-		return "WITH written AS (" + update + " RETURNING lock_key, waiter_until) SELECT CASE WHEN waiter_until > "
-				+ dialect.now() + " - INTERVAL '" + JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN "
-				+ "pg_notify(?, lock_key) END FROM written";
+		String named = "waiter IS NOT NULL AND waiter_until > " + dialect.now();
+		return "WITH written AS (" + update + " RETURNING lock_key, waiter, waiter_until) SELECT CASE WHEN "
+				+ "waiter_until > " + dialect.now() + " - INTERVAL '" + JdbcAcquisition.NOTIFY_GRACE.toSeconds()
+				+ " seconds' THEN pg_notify(?, CASE WHEN " + named + " THEN waiter || chr("
+				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
+				+ " THEN waiter END FROM written";
 	}
 
 	JdbcDialect dialect() {
