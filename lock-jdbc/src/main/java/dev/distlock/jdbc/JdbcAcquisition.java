@@ -82,12 +82,23 @@ final class JdbcAcquisition implements Acquisition {
 	@Override
 	public Optional<Granted> tryOnce() {
 		long sent = System.nanoTime();
-		Optional<Granted> granted = acquirer.tryAcquire(request).map(lease -> new Granted(lease, sent));
+		long validityMs = markValidityMillis();
+		boolean later = marked && sql.acquireExclusiveOrMark != null;
+		JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
+		// The first attempt is the plain one (one statement, uncontended); a marked writer's later ones mark with it.
+		Optional<Granted> granted = (later ? acquirer.tryAcquireOrMark(request, validityMs, refusal)
+				: acquirer.tryAcquire(request)).map(lease -> new Granted(lease, sent));
 		if (granted.isPresent()) {
 			marked = marked && request.shared(); // an exclusive grant removes the mark
 			return granted;
 		}
-		long validityMs = markValidityMillis();
+		if (refusal.marked == 1) {
+			holderLeftMicros = refusal.holderLeftMicros;
+			if (refusal.written) {
+				notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
+			}
+			return granted;
+		}
 		notifiedUntilNanos = System.nanoTime() + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared()) {
 			// The mark and the lease left in one statement.

@@ -44,6 +44,17 @@ final class LockStatements {
 	 */
 	final @Nullable String acquireExclusive;
 
+	/**
+	 * On PostgreSQL, a waiting writer's later attempt: {@link #acquireExclusive} and, when it refuses, the writer's
+	 * mark, in one statement. The mark is written (by a second data-modifying CTE, which sees the attempt's result and
+	 * re-checks the row's latest version under the row lock the refused attempt took) only when the row's mark is not
+	 * this writer's with at least the given time left, so a live writer mark exists whenever this statement refuses.
+	 * Returns one row: the fencing token (null when refused), the lease left on the key in microseconds and whether
+	 * the mark is this writer's, read from the statement's snapshot (taken before the attempt), and whether it wrote
+	 * the mark. Null on MySQL/MariaDB.
+	 */
+	final @Nullable String acquireExclusiveOrMark;
+
 	/** The exclusive holder's own extend. */
 	final String extendExclusive;
 
@@ -284,6 +295,15 @@ final class LockStatements {
 				+ writerLive + " THEN waiter ELSE NULL END, waiter_until = CASE WHEN " + writerLive
 				+ " THEN waiter_until ELSE GREATEST(COALESCE(waiter_until, " + epoch + "), " + plus + ") END "
 				+ "WHERE lock_key = ? AND holder = '' RETURNING " + left : null;
+		// The mark is rewritten when less than the given time is left on it (its second and fifth parameters), not
+		// after each refusal: a waiter woken again and again by releases it loses keeps its mark in place.
+		this.acquireExclusiveOrMark = acquireExclusive == null ? null
+				: "WITH attempt AS (" + acquireExclusive + "), marked AS (UPDATE " + table + " SET waiter = ?, "
+						+ "waiter_until = " + plus + " WHERE lock_key = ? AND holder = '' AND NOT EXISTS (SELECT 1 FROM "
+						+ "attempt) AND (waiter IS DISTINCT FROM ? OR waiter_until <= " + plus + ") RETURNING 1) "
+						+ "SELECT (SELECT fence FROM attempt), (SELECT " + left + " FROM " + table + " WHERE lock_key = ? "
+						+ "AND holder = ''), (SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND holder = '' AND "
+						+ "waiter = ? AND waiter_until > " + plus + "), (SELECT COUNT(*) FROM marked)";
 		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND holder = '' AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "

@@ -173,8 +173,8 @@ class PostgresListenerTest {
 		String emoji = "\uD83D\uDE00";
 		String odd = "listen:" + System.nanoTime() + ":\u00FC\u540D \u202E\u05D0\u200D\uFEFF\uFFFD '\"\\%_!" + emoji
 				+ "e\u0301";
-		String longest = (odd + emoji.repeat(dev.distlock.core.LockKeys.MAX_LENGTH)).substring(0,
-				dev.distlock.core.LockKeys.MAX_LENGTH - 1) + "z";
+		int room = dev.distlock.core.LockKeys.MAX_LENGTH - odd.length();
+		String longest = odd + emoji.repeat(room / 2) + "z".repeat(room % 2); // 512 characters, mostly 4-byte ones
 		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
 		JdbcLockProvider waiters = DB.provider(JdbcLockSettings.defaults());
 		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1); Connection listening = listening(own)) {
