@@ -12,16 +12,16 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Wakes the waiters of this provider when a key they wait for is released. Releases made here wake them directly.
- * On PostgreSQL every release also sends a NOTIFY on the table's channel (delivered on commit), and the one LISTEN
+ * Wakes the waiters of this provider when a key they wait for is released. Releases made here wake them directly. On
+ * PostgreSQL every release also sends a NOTIFY on the table's channel (delivered on commit), and the one LISTEN
  * connection of this JVM on the provider's DataSource ({@link PostgresListener}, shared by every provider on it),
  * joined when this provider's first waiter arrives, fans the notifications out, so releases made by other providers and
  * other JVMs wake waiters too. A release that finds a live waiting writer's mark on the key's row names that writer:
- * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of
- * the notifications for their mark), and each refused attempt marks again, so the last to mark is named next; a
- * release that finds no such mark wakes every waiter of the key. MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the holder's
- * remaining lease or at the template's backoff. When the LISTEN connection breaks, every waiter is woken (a release
- * may have been missed) and it is opened again.
+ * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of the
+ * notifications for their mark), and each refused writer marks again (unless its own mark is still in place), so the
+ * last to mark is named next; a release that finds no such mark wakes every waiter of the key. MySQL/MariaDB have no
+ * notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the template's backoff. When
+ * the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it is opened again.
  */
 final class Wakeups implements AutoCloseable {
 
