@@ -1,6 +1,8 @@
 package dev.distlock.jdbc;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -8,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * The calls on a granted lock, by key and owner token: extend and release, owner-checked and idempotent per token,
  * shared by the holder's own {@link JdbcLease}, the clean-up of an acquire of unknown outcome, and release and
  * renewal by lock ID. Every release wakes this JVM's waiters and, on PostgreSQL, sends a NOTIFY in the same
- * round trip or transaction.
+ * round trip or transaction; while a waiting writer's mark is live the NOTIFY names it, and only it is woken, here as
+ * in other JVMs.
  */
 final class HolderCalls {
 
@@ -65,13 +68,17 @@ final class HolderCalls {
 	 */
 	boolean release(String key, String token, boolean shared, boolean byHolder, boolean onlyLive, long boundMillis) {
 		String mark = byHolder ? token : null;
+		String[] named = new String[1];
 		boolean released = database.run(key, "release", boundMillis, shared, session -> {
 			boolean postgres = session.dialect() == JdbcDialect.POSTGRESQL;
+			named[0] = null;
 			int rows;
 			if (!shared && postgres) {
 				// One round trip: the release and its NOTIFY in one statement.
 				String statement = onlyLive ? sql.releaseExclusiveNotifying : sql.releaseExclusiveAnywayNotifying;
-				rows = session.query(statement, rs -> 1, mark, key, token, channel).size();
+				List<String> notified = session.query(statement, HolderCalls::namedWaiter, mark, key, token, channel);
+				rows = notified.size();
+				named[0] = rows > 0 && !notified.get(0).isEmpty() ? notified.get(0) : null;
 			}
 			else if (!shared) {
 				rows = session.update(onlyLive ? sql.releaseExclusive : sql.releaseExclusiveAnyway, mark, key, token);
@@ -80,7 +87,9 @@ final class HolderCalls {
 				session.query(sql.lockKeyRow, rs -> 1, key);
 				rows = session.update(onlyLive ? sql.releaseShared : sql.releaseSharedAnyway, mark, key, token);
 				if (rows > 0 && postgres) {
-					session.query(sql.recomputeSharedUntilNotifying, rs -> 1, key, key, channel);
+					List<String> notified = session.query(sql.recomputeSharedUntilNotifying, HolderCalls::namedWaiter,
+							key, key, channel);
+					named[0] = !notified.isEmpty() && !notified.get(0).isEmpty() ? notified.get(0) : null;
 				}
 				else if (rows > 0) {
 					session.update(sql.recomputeSharedUntil, key, key);
@@ -92,9 +101,16 @@ final class HolderCalls {
 			return byHolder && !session.query(sql.releasedBy, rs -> 1, key, shared ? token : "", token).isEmpty();
 		});
 		if (released) {
-			wakeups.wake(key);
+			// The waiter the NOTIFY named, as other JVMs wake it; every waiter when it named none (and on MySQL/MariaDB).
+			wakeups.wake(key, named[0]);
 		}
 		return released;
+	}
+
+	/** The owner token a notifying release named, or "" when it named none. */
+	private static String namedWaiter(ResultSet rs) throws SQLException {
+		String token = rs.getString(2);
+		return token != null ? token : "";
 	}
 
 	/** On PostgreSQL, a NOTIFY with the key, delivered when the statement's transaction commits. */

@@ -79,13 +79,50 @@ final class JdbcAcquirer {
 	 * or naming {@code lockId} if it is longer than 255 characters or not well-formed text; nothing is sent then
 	 */
 	Optional<Lease> tryAcquire(LockRequest request) {
+		return attempt(request, (grantMs, bound) -> request.shared() ? grantShared(request, grantMs, bound)
+				: grantExclusive(request, grantMs, bound));
+	}
+
+	/** What a refused {@link #tryAcquireOrMark} read, or -1 each when it did not get so far (then nothing is known). */
+	static final class Refusal {
+
+		/** Microseconds left on the key's longest lease, from the statement's snapshot; -1 when unknown. */
+		long holderLeftMicros = -1;
+
+		/** 1 when the key's row carries this writer's mark (written now or before), 0 when not, -1 when unknown. */
+		int marked = -1;
+
+		/** Whether this attempt wrote the mark (its validity counts from now). */
+		boolean written;
+
+	}
+
+	/**
+	 * A waiting exclusive request's attempt after its first, on PostgreSQL: the attempt and, when refused, the
+	 * writer's mark in one statement ({@link LockStatements#acquireExclusiveOrMark}), the mark rewritten only when
+	 * less than half of {@code validityMs} is left on it. Otherwise as {@link #tryAcquire}.
+	 * @param refusal filled in when refused
+	 */
+	Optional<Lease> tryAcquireOrMark(LockRequest request, long validityMs, Refusal refusal) {
+		return attempt(request, (grantMs, bound) -> grantExclusiveOrMark(request, grantMs, bound, validityMs, refusal));
+	}
+
+	/** One grant statement (or transaction): the fencing token, or null when refused. */
+	@FunctionalInterface
+	private interface Grant {
+
+		@Nullable Long grant(long grantMs, long bound);
+
+	}
+
+	private Optional<Lease> attempt(LockRequest request, Grant grant) {
 		long bound = bound(request);
 		long grantMs = grantLeaseMillis(request, bound);
 		checkText("lockId", request.lockId());
 		long start = System.nanoTime();
 		Long fence;
 		try {
-			fence = request.shared() ? grantShared(request, grantMs, bound) : grantExclusive(request, grantMs, bound);
+			fence = grant.grant(grantMs, bound);
 		}
 		catch (LockStoreException ex) {
 			if (LockDatabase.isRolledBack(ex.getCause())) {
@@ -162,6 +199,27 @@ final class JdbcAcquirer {
 			}
 			return fence;
 		});
+	}
+
+	private @Nullable Long grantExclusiveOrMark(LockRequest request, long leaseMs, long bound, long validityMs,
+			Refusal refusal) {
+		Object nominalLease = nominalLease(request, leaseMs);
+		String owner = text(request.owner().owner());
+		String host = text(request.owner().host());
+		String key = request.key();
+		String token = request.token();
+		long[] row = database.run(key, "acquire", bound, false, session -> session.query(sql.acquireExclusiveOrMark,
+				rs -> new long[] { rs.getObject(1) != null ? rs.getLong(1) : -1, rs.getObject(2) != null ? 1 : 0,
+						rs.getLong(2), rs.getLong(3), rs.getLong(4) },
+				key, token, owner, host, request.lockId(), leaseMs, nominalLease, token, validityMs, key, token,
+				validityMs / 2, key, key, token, validityMs / 2)).get(0);
+		if (row[0] >= 0) {
+			return row[0];
+		}
+		refusal.holderLeftMicros = row[1] == 1 ? Math.max(0, row[2]) : 0;
+		refusal.written = row[4] > 0;
+		refusal.marked = row[4] > 0 || row[3] > 0 ? 1 : 0;
+		return null;
 	}
 
 	private @Nullable Long grantShared(LockRequest request, long leaseMs, long bound) {

@@ -11,16 +11,19 @@ import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.LockRequest;
 
 /**
- * A waiting acquisition on a relational database. It registers for wake-ups before its first attempt, so a release
- * in between is never missed; after a refused attempt it reads how long the holder's lease has left and waits at most
- * that long (an expiry sends no notification), and at most as long as the template's backoff. It is woken early by a
- * release in this JVM and, on PostgreSQL, by a NOTIFY from any. While an exclusive request waits it keeps a mark on
- * the key's row that refuses new shared holders (writer priority), renewed per attempt for a short validity on the
- * database clock, withdrawn by the grant or {@link #close()}. The mark and the read of the lease left are one
- * statement, so a refused exclusive attempt costs two round trips in all on PostgreSQL, three on MySQL/MariaDB (whose
- * attempt is two). On PostgreSQL a waiting reader leaves a mark too, one that gives no priority: both keep the row's
- * {@code waiter_until} live while they wait, which is what makes a release send its NOTIFY (a release nobody waits for
- * sends none). No connection is held while it waits.
+ * A waiting acquisition on a relational database. It registers for wake-ups before its first attempt, so a release in
+ * between is never missed; after a refused attempt it reads how long the holder's lease has left and waits at most that
+ * long (an expiry sends no notification), and at most as long as the template's backoff. It is woken early by a release
+ * in this JVM and, on PostgreSQL, by a NOTIFY from any. While an exclusive request waits it keeps a mark on the key's
+ * row that refuses new shared holders (writer priority), renewed per attempt for a short validity on the database
+ * clock, withdrawn by the grant or {@link #close()}. The mark and the read of the lease left are one statement, so a
+ * refused exclusive attempt costs two round trips in all on PostgreSQL, three on MySQL/MariaDB (whose attempt is two).
+ * On PostgreSQL a marked writer's later attempts are one statement each, the attempt and the mark together
+ * ({@link JdbcAcquirer#tryAcquireOrMark}), and the mark is rewritten only when half its validity has run out; the
+ * first attempt stays the plain one, so an uncontended acquire is one statement. A release that finds a live writer mark names that
+ * writer in its NOTIFY and wakes only it ({@link Wakeups}). On PostgreSQL a waiting reader leaves a mark too, one that
+ * gives no priority: both keep the row's {@code waiter_until} live while they wait, which is what makes a release send
+ * its NOTIFY (a release nobody waits for sends none). No connection is held while it waits.
  */
 final class JdbcAcquisition implements Acquisition {
 
@@ -75,19 +78,30 @@ final class JdbcAcquisition implements Acquisition {
 		this.database = database;
 		this.sql = sql;
 		this.request = request;
-		this.waiter = wakeups.register(request.key());
+		this.waiter = wakeups.register(request.key(), request.token());
 		this.notified = sql.markReaderRemaining != null;
 	}
 
 	@Override
 	public Optional<Granted> tryOnce() {
 		long sent = System.nanoTime();
-		Optional<Granted> granted = acquirer.tryAcquire(request).map(lease -> new Granted(lease, sent));
+		long validityMs = markValidityMillis();
+		boolean later = marked && sql.acquireExclusiveOrMark != null;
+		JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
+		// The first attempt is the plain one (one statement, uncontended); a marked writer's later ones mark with it.
+		Optional<Granted> granted = (later ? acquirer.tryAcquireOrMark(request, validityMs, refusal)
+				: acquirer.tryAcquire(request)).map(lease -> new Granted(lease, sent));
 		if (granted.isPresent()) {
 			marked = marked && request.shared(); // an exclusive grant removes the mark
 			return granted;
 		}
-		long validityMs = markValidityMillis();
+		if (refusal.marked == 1) {
+			holderLeftMicros = refusal.holderLeftMicros;
+			if (refusal.written) {
+				notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
+			}
+			return granted;
+		}
 		notifiedUntilNanos = System.nanoTime() + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared()) {
 			// The mark and the lease left in one statement.

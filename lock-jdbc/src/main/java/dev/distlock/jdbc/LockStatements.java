@@ -44,6 +44,17 @@ final class LockStatements {
 	 */
 	final @Nullable String acquireExclusive;
 
+	/**
+	 * On PostgreSQL, a waiting writer's later attempt: {@link #acquireExclusive} and, when it refuses, the writer's
+	 * mark, in one statement. The mark is written (by a second data-modifying CTE, which sees the attempt's result and
+	 * re-checks the row's latest version under the row lock the refused attempt took) only when the row's mark is not
+	 * this writer's with at least the given time left, so a live writer mark exists whenever this statement refuses.
+	 * Returns one row: the fencing token (null when refused), the lease left on the key in microseconds and whether
+	 * the mark is this writer's, read from the statement's snapshot (taken before the attempt), and whether it wrote
+	 * the mark. Null on MySQL/MariaDB.
+	 */
+	final @Nullable String acquireExclusiveOrMark;
+
 	/** The exclusive holder's own extend. */
 	final String extendExclusive;
 
@@ -182,8 +193,8 @@ final class LockStatements {
 			// ON CONFLICT DO UPDATE locks the conflicting row, then checks WHERE and evaluates SET on its latest
 			// version: nextval() in SET is drawn after every earlier grant of the row. The one in VALUES is drawn
 			// (and wasted) by every attempt on an existing row; the sequence only has to increase. The grant ends
-			// a waiting writer's priority (waiter) but keeps waiter_until, until when other waiters may still wait
-			// and releases notify.
+			// its own writer mark (waiter) but keeps another writer's, which still waits and is the one the next
+			// release names, and keeps waiter_until, until when other waiters may still wait and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
 			this.acquireExclusive = "INSERT INTO " + table + " AS t (lock_key, holder, token, owner_name, owner_host, "
@@ -192,7 +203,7 @@ final class LockStatements {
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
-					+ "waiter = CASE WHEN " + mineNow + " THEN t.waiter ELSE NULL END, "
+					+ "waiter = CASE WHEN " + mineNow + " OR t.waiter <> EXCLUDED.token THEN t.waiter ELSE NULL END, "
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
@@ -284,6 +295,15 @@ final class LockStatements {
 				+ writerLive + " THEN waiter ELSE NULL END, waiter_until = CASE WHEN " + writerLive
 				+ " THEN waiter_until ELSE GREATEST(COALESCE(waiter_until, " + epoch + "), " + plus + ") END "
 				+ "WHERE lock_key = ? AND holder = '' RETURNING " + left : null;
+		// The mark is rewritten when less than the given time is left on it (its second and fifth parameters), not
+		// after each refusal: a waiter woken again and again by releases it loses keeps its mark in place.
+		this.acquireExclusiveOrMark = acquireExclusive == null ? null
+				: "WITH attempt AS (" + acquireExclusive + "), marked AS (UPDATE " + table + " SET waiter = ?, "
+						+ "waiter_until = " + plus + " WHERE lock_key = ? AND holder = '' AND NOT EXISTS (SELECT 1 FROM "
+						+ "attempt) AND (waiter IS DISTINCT FROM ? OR waiter_until <= " + plus + ") RETURNING 1) "
+						+ "SELECT (SELECT fence FROM attempt), (SELECT " + left + " FROM " + table + " WHERE lock_key = ? "
+						+ "AND holder = ''), (SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND holder = '' AND "
+						+ "waiter = ? AND waiter_until > " + plus + "), (SELECT COUNT(*) FROM marked)";
 		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND holder = '' AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "
@@ -313,15 +333,21 @@ final class LockStatements {
 	 * {@link JdbcAcquisition#NOTIFY_GRACE} ago, delivered when the statement commits. Every waiter on PostgreSQL marks
 	 * waiter_until after each refusal (a writer's mark, a reader's mark) and waits no longer than that grace after
 	 * it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying transactions on one
-	 * lock, which capped uncontended releases from many threads. Null on MySQL/MariaDB, which have no notifications.
+	 * lock, which capped uncontended releases from many threads. While a waiting writer's mark is live the payload
+	 * names it ({@code token U+001F key}, see {@link PostgresNotifications#NAMED}) and only that writer is woken;
+	 * otherwise it is the key alone, which wakes every waiter of the key. The second column is the named token, or
+	 * null. Null on MySQL/MariaDB, which have no notifications.
 	 */
 	private static @Nullable String notifying(JdbcDialect dialect, String update) {
 		if (dialect != JdbcDialect.POSTGRESQL) {
 			return null;
 		}
-		return "WITH written AS (" + update + " RETURNING lock_key, waiter_until) SELECT CASE WHEN waiter_until > "
-				+ dialect.now() + " - INTERVAL '" + JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN "
-				+ "pg_notify(?, lock_key) END FROM written";
+		String named = "waiter IS NOT NULL AND waiter_until > " + dialect.now();
+		return "WITH written AS (" + update + " RETURNING lock_key, waiter, waiter_until) SELECT CASE WHEN "
+				+ "waiter_until > " + dialect.now() + " - INTERVAL '" + JdbcAcquisition.NOTIFY_GRACE.toSeconds()
+				+ " seconds' THEN pg_notify(?, CASE WHEN " + named + " THEN waiter || chr("
+				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
+				+ " THEN waiter END FROM written";
 	}
 
 	JdbcDialect dialect() {

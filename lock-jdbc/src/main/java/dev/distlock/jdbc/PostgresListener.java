@@ -18,9 +18,11 @@ import org.apache.commons.logging.LogFactory;
  * The one LISTEN connection of this JVM on a DataSource, shared by every provider on that DataSource: each provider's
  * {@link Wakeups} joins it (on its table's channel) when its first waiter arrives and leaves it when the provider
  * closes; the connection is opened by the first to join and closed, after {@code UNLISTEN *}, when the last leaves.
- * Notifications are fanned out to the {@link Wakeups} of their channel. When the connection breaks, every joined
- * {@link Wakeups} wakes all its waiters (a release may have been missed) and the connection is opened again; a channel
- * joined while the connection is open is listened to within one poll, and its waiters are then woken once.
+ * Notifications are fanned out to the {@link Wakeups} of their channel: one that names a waiter wakes only that waiter,
+ * in whichever of them it waits (if in this JVM at all), one with the key alone every waiter of the key. When the
+ * connection breaks, every joined {@link Wakeups} wakes all its waiters (a release may have been missed) and the
+ * connection is opened again; a channel joined while the connection is open is listened to within one poll, and its
+ * waiters are then woken once.
  */
 final class PostgresListener {
 
@@ -101,7 +103,7 @@ final class PostgresListener {
 								POLL_MILLIS)) {
 							Set<Wakeups> set = members.get(notification.channel());
 							if (set != null) {
-								set.forEach(wakeups -> wakeups.wake(notification.key()));
+								set.forEach(wakeups -> wakeups.wake(notification.key(), notification.token()));
 							}
 						}
 					}

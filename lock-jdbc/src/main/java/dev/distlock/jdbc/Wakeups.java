@@ -12,13 +12,16 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Wakes the waiters of this provider when a key they wait for is released. Releases made here wake them directly.
- * On PostgreSQL every release also sends a NOTIFY on the table's channel (delivered on commit), and the one LISTEN
+ * Wakes the waiters of this provider when a key they wait for is released. Releases made here wake them directly. On
+ * PostgreSQL every release also sends a NOTIFY on the table's channel (delivered on commit), and the one LISTEN
  * connection of this JVM on the provider's DataSource ({@link PostgresListener}, shared by every provider on it),
  * joined when this provider's first waiter arrives, fans the notifications out, so releases made by other providers and
- * other JVMs wake waiters too. MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the holder's
- * remaining lease or at the template's backoff. When the LISTEN connection breaks, every waiter is woken (a release
- * may have been missed) and it is opened again.
+ * other JVMs wake waiters too. A release that finds a live waiting writer's mark on the key's row names that writer:
+ * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of the
+ * notifications for their mark), and each refused writer marks again (unless its own mark is still in place), so the
+ * last to mark is named next; a release that finds no such mark wakes every waiter of the key. MySQL/MariaDB have no
+ * notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the template's backoff. When
+ * the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it is opened again.
  */
 final class Wakeups implements AutoCloseable {
 
@@ -44,10 +47,13 @@ final class Wakeups implements AutoCloseable {
 
 		private final String key;
 
+		private final String token;
+
 		private final Semaphore signal = new Semaphore(0);
 
-		private Waiter(String key) {
+		private Waiter(String key, String token) {
 			this.key = key;
+			this.token = token;
 		}
 
 		/**
@@ -74,9 +80,12 @@ final class Wakeups implements AutoCloseable {
 
 	}
 
-	/** Registers a waiter before its first attempt, so no release between the attempt and the wait is missed. */
-	Waiter register(String key) {
-		Waiter waiter = new Waiter(key);
+	/**
+	 * Registers a waiter with its owner token before its first attempt, so no release between the attempt and the wait
+	 * is missed.
+	 */
+	Waiter register(String key, String token) {
+		Waiter waiter = new Waiter(key, token);
 		waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
 		startListener();
 		return waiter;
@@ -84,9 +93,22 @@ final class Wakeups implements AutoCloseable {
 
 	/** Wakes the waiters of the key. */
 	void wake(String key) {
+		wake(key, null);
+	}
+
+	/**
+	 * Wakes the waiter of the key with the owner token, if it waits here; every waiter of the key when the token is
+	 * null.
+	 */
+	void wake(String key, @Nullable String token) {
 		Set<Waiter> set = waiters.get(key);
-		if (set != null) {
-			set.forEach(Waiter::wake);
+		if (set == null) {
+			return;
+		}
+		for (Waiter waiter : set) {
+			if (token == null || token.equals(waiter.token)) {
+				waiter.wake();
+			}
 		}
 	}
 

@@ -9,8 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import com.zaxxer.hikari.HikariDataSource;
 
@@ -28,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * one statement on PostgreSQL whether it inserts, grants or is refused, and an exclusive release is
  * one round trip on both databases (on PostgreSQL the release and its NOTIFY are one statement; that the NOTIFY is
  * delivered, {@link PostgresListenerTest} shows); a refused waiting writer's mark hands back the lease left in the same
- * statement.
+ * statement, and on PostgreSQL its later attempts carry the mark, rewritten only when half its time has run out.
  */
 class JdbcRoundTripsTest {
 
@@ -102,6 +104,42 @@ class JdbcRoundTripsTest {
 				assertThat(waiting.tryOnce()).isEmpty();
 				// The attempt (MariaDB: the UPDATE, then the INSERT IGNORE), then the mark handing back the lease left.
 				assertThat(statements).hasValue(db.dialect() == JdbcDialect.POSTGRESQL ? 2 : 3);
+			}
+			assertThat(holder.release()).isTrue();
+			provider.close();
+		}
+	}
+
+	@Test
+	void aMarkedWaitingWritersLaterRefusalsAreOneStatementOnPostgresAndLeaveALiveMarkInPlace() throws Exception {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 4)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
+			String key = "trips:marked:" + System.nanoTime();
+			String mark = "SELECT waiter || ' ' || waiter_until FROM " + JdbcLockSettings.DEFAULT_TABLE
+					+ " WHERE lock_key = ? AND holder = ''";
+			Lease holder = provider.tryAcquire(request(key)).orElseThrow();
+			LockRequest writer = request(key);
+
+			try (Acquisition waiting = provider.begin(writer)) {
+				assertThat(waiting.tryOnce()).isEmpty(); // the plain attempt, then the mark
+				waiting.awaitSignal(Duration.ofSeconds(10)); // a long wait: the next mark lives 30 s
+				statements.set(0);
+				assertThat(waiting.tryOnce()).isEmpty(); // the attempt and the longer mark, one statement
+				assertThat(statements).hasValue(1);
+				String written = jdbc.queryForObject(mark, String.class, key);
+				assertThat(written).startsWith(writer.token() + " ");
+
+				statements.set(0);
+				assertThat(waiting.tryOnce()).isEmpty(); // the mark has most of its time left: kept in place
+				assertThat(statements).hasValue(1);
+				assertThat(jdbc.queryForObject(mark, String.class, key)).isEqualTo(written);
+				assertThat(provider.tryAcquire(new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(),
+						Duration.ofSeconds(30), LockMode.SHARED, 4, OWNER))).as("a reader, while the writer waits")
+					.isEmpty();
 			}
 			assertThat(holder.release()).isTrue();
 			provider.close();

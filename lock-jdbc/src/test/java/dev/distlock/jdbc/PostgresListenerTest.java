@@ -2,6 +2,8 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import javax.sql.DataSource;
@@ -93,6 +95,130 @@ class PostgresListenerTest {
 		}
 	}
 
+	@Test
+	void aReleaseNamesTheLastWaitingWriterAndWakesOnlyItThenOneNamingNobodyWakesEveryWaiter() throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4);
+				HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1);
+				Connection listening = listening(own)) {
+			JdbcLockProvider waiters = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			LockRequest firstRequest = exclusive(key, Duration.ofSeconds(30));
+			LockRequest lastRequest = exclusive(key, Duration.ofSeconds(30));
+			try (Acquisition first = waiters.begin(firstRequest); Acquisition last = waiters.begin(lastRequest)) {
+				assertThat(first.tryOnce()).isEmpty();
+				assertThat(last.tryOnce()).isEmpty();
+				awaitListeners(admin, application, 1);
+				Thread.sleep(1_000); // the opening of the LISTEN connection wakes every waiter once: consumed here
+				first.awaitSignal(Duration.ofSeconds(10)); // a longer wait: the next mark lives 30 s, not 1 s
+				last.awaitSignal(Duration.ofSeconds(10));
+				assertThat(first.tryOnce()).isEmpty();
+				assertThat(last.tryOnce()).isEmpty(); // its mark replaces the first's: it is the one named
+
+				assertThat(held.release()).isTrue();
+				assertThat(payloads(listening, key, PATIENCE)).as("the release names the last waiting writer")
+					.containsExactly(lastRequest.token() + PostgresNotifications.NAMED + key);
+				assertThat(last.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
+				assertThat(first.awaitSignal(Duration.ZERO)).as("the waiter not named, not woken").isFalse();
+				Acquisition.Granted granted = last.tryOnce().orElseThrow();
+
+				// The grant withdrew the named writer's own mark: its release names nobody and wakes every waiter.
+				assertThat(granted.lease().release()).isTrue();
+				assertThat(payloads(listening, key, PATIENCE)).as("a release naming nobody").containsExactly(key);
+				assertThat(grantedAfterWakeUps(first)).as("the waiter not named before, woken now").isTrue();
+			}
+			waiters.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	@Test
+	void aNamedWriterThatIsGoneStrandsNoOtherWaiterWhichTakesTheLockAtItsOwnTimer() throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			JdbcLockProvider waiters = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition waiting = waiters.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty();
+				awaitListeners(admin, application, 1);
+				Thread.sleep(1_000);
+				waiting.awaitSignal(Duration.ZERO);
+				// A writer of a JVM that died while waiting: its mark outlives it, and the release names it.
+				new JdbcTemplate(admin).update("UPDATE " + JdbcLockSettings.DEFAULT_TABLE + " SET waiter = 'gone', "
+						+ "waiter_until = clock_timestamp() + INTERVAL '30 seconds' WHERE lock_key = ? AND holder = ''",
+						key);
+
+				assertThat(held.release()).isTrue();
+				assertThat(waiting.awaitSignal(Duration.ofMillis(200))).as("not named: no wake-up").isFalse();
+				assertThat(waiting.tryOnce()).as("taken at its own timer").hasValueSatisfying(
+						granted -> assertThat(granted.lease().release()).isTrue());
+			}
+			waiters.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	@Test
+	void namedPayloadsCarryKeysOfAnyUnicodeTextUpToTheLongestKey() throws Exception {
+		String emoji = "\uD83D\uDE00";
+		String odd = "listen:" + System.nanoTime() + ":\u00FC\u540D \u202E\u05D0\u200D\uFEFF\uFFFD '\"\\%_!" + emoji
+				+ "e\u0301";
+		int room = dev.distlock.core.LockKeys.MAX_LENGTH - odd.length();
+		String longest = odd + emoji.repeat(room / 2) + "z".repeat(room % 2); // 512 characters, mostly 4-byte ones
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
+		JdbcLockProvider waiters = DB.provider(JdbcLockSettings.defaults());
+		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1); Connection listening = listening(own)) {
+			for (String key : new String[] { odd, longest }) {
+				dev.distlock.core.LockKeys.validate(key);
+				Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+				LockRequest request = exclusive(key, Duration.ofSeconds(30));
+				try (Acquisition waiting = waiters.begin(request)) {
+					assertThat(waiting.tryOnce()).isEmpty();
+					assertThat(held.release()).isTrue();
+					List<String> payloads = payloads(listening, key, PATIENCE);
+					assertThat(payloads).containsExactly(request.token() + PostgresNotifications.NAMED + key);
+					PostgresNotifications.Notification read = PostgresNotifications.Notification.of("t", payloads.get(0));
+					assertThat(read.key()).isEqualTo(key);
+					assertThat(read.token()).isEqualTo(request.token());
+					assertThat(grantedAfterWakeUps(waiting)).isTrue();
+				}
+			}
+		}
+		finally {
+			holder.close();
+			waiters.close();
+		}
+	}
+
+	/** The payloads of the notifications for the key that arrive on the connection within the time (once one came). */
+	private static List<String> payloads(Connection connection, String key, Duration within) throws Exception {
+		PGConnection pg = connection.unwrap(PGConnection.class);
+		long deadline = System.nanoTime() + within.toNanos();
+		List<String> payloads = new ArrayList<>();
+		do {
+			PGNotification[] arrived = pg.getNotifications(100);
+			for (PGNotification notification : arrived != null ? arrived : new PGNotification[0]) {
+				if (key.equals(PostgresNotifications.Notification
+					.of(notification.getName(), notification.getParameter())
+					.key())) {
+					payloads.add(notification.getParameter());
+				}
+			}
+		}
+		while (payloads.isEmpty() && System.nanoTime() - deadline < 0);
+		return payloads;
+	}
+
 	/** A connection of a pool of its own (not the shared one others borrow from), listening to the table's channel. */
 	private static Connection listening(DataSource own) throws Exception {
 		Connection connection = own.getConnection();
@@ -110,7 +236,9 @@ class PostgresListenerTest {
 		do {
 			PGNotification[] arrived = pg.getNotifications(100);
 			for (PGNotification notification : arrived != null ? arrived : new PGNotification[0]) {
-				count += key.equals(notification.getParameter()) ? 1 : 0;
+				count += key.equals(PostgresNotifications.Notification
+					.of(notification.getName(), notification.getParameter())
+					.key()) ? 1 : 0;
 			}
 		}
 		while (count == 0 && System.nanoTime() - deadline < 0);
