@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -94,20 +95,16 @@ final class LockAcquirer {
 	 */
 	private @Nullable List<LockHandle> take(List<LockRequest> requests, @Nullable String groupId, boolean group,
 			@Nullable WaitingLockProvider waiting, LockOptions options, boolean skip) {
-		String label;
-		List<String> keys;
-		if (requests.size() == 1) {
-			label = requests.get(0).key();
-			keys = List.of(label);
-		}
-		else {
-			keys = requests.stream().map(LockRequest::key).toList();
-			label = String.join(",", keys);
-		}
-		LockAttempt attempt = new LockAttempt(keys, options.mode(), options.name());
+		String label = requests.size() == 1 ? requests.get(0).key()
+				: requests.stream().map(LockRequest::key).collect(Collectors.joining(","));
+		// The event exists only for listeners: without one, an acquisition makes none.
+		@Nullable LockAttempt attempt = handles.listening() ? new LockAttempt(
+				requests.stream().map(LockRequest::key).toList(), options.mode(), options.name()) : null;
 		LockListener listeners = handles.listeners();
 		long start = nanoClock.getAsLong();
-		listeners.onAcquireStarted(attempt);
+		if (attempt != null) {
+			listeners.onAcquireStarted(attempt);
+		}
 		WaitLoop loop = WaitLoop.start(label, options, nanoClock, null);
 		LockAttempt.Outcome ended = LockAttempt.Outcome.ERROR;
 		try {
@@ -128,7 +125,9 @@ final class LockAcquirer {
 				}
 			}
 			catch (LockStoreException ex) {
-				listeners.onAcquireError(attempt, ex);
+				if (attempt != null) {
+					listeners.onAcquireError(attempt, ex);
+				}
 				ended = LockAttempt.Outcome.STORE_ERROR;
 				throw ex;
 			}
@@ -145,7 +144,7 @@ final class LockAcquirer {
 			return notTaken(attempt, label, loop.attempts(), loop.waited(), skip);
 		}
 		finally {
-			if (handles.listening()) {
+			if (attempt != null) {
 				listeners.onAcquireEnded(attempt, ended, loop.attempts(),
 						Duration.ofNanos(nanoClock.getAsLong() - start));
 			}
@@ -237,9 +236,11 @@ final class LockAcquirer {
 		}
 	}
 
-	private @Nullable List<LockHandle> notTaken(LockAttempt attempt, String label, int attempts, Duration waited,
-			boolean skip) {
-		handles.listeners().onAcquireFailed(attempt, attempts, waited, skip);
+	private @Nullable List<LockHandle> notTaken(@Nullable LockAttempt attempt, String label, int attempts,
+			Duration waited, boolean skip) {
+		if (attempt != null) {
+			handles.listeners().onAcquireFailed(attempt, attempts, waited, skip);
+		}
 		if (skip) {
 			logger.debug("Lock '" + label + "' is held elsewhere; skipping after " + attempts + " attempt(s)");
 			return null;
