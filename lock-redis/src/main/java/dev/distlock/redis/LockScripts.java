@@ -156,15 +156,8 @@ final class LockScripts implements AutoCloseable {
 	 * keeps new shared holders out)
 	 */
 	long[] acquire(LockRequest request, Duration queueStay, int attempt, String grantChannel) {
-		return acquire(request, keys.of(request.key()), queueStay, attempt, grantChannel);
-	}
-
-	/**
-	 * As {@link #acquire(LockRequest, Duration, int, String)}, on the request's keys made by {@link #keysOf}, which its
-	 * lease keeps for the release.
-	 */
-	long[] acquire(LockRequest request, RedisKeys.OfLock key, Duration queueStay, int attempt, String grantChannel) {
 		long until = deadline(request.lease());
+		RedisKeys.OfLock key = keys.of(request.key());
 		LeaseArgs lease = request.noExpiry() ? provisional(until) : leaseArgs(request.lease());
 		Object[] redisKeys;
 		String[] args;
@@ -198,15 +191,6 @@ final class LockScripts implements AutoCloseable {
 			ids.unindex(request.lockId(), request.token(), request.key(), until);
 		}
 		return result;
-	}
-
-	/**
-	 * The Redis keys of a request, as its acquire and its lease's release name them: an exclusive lock's with the
-	 * scripts' six built once ({@link RedisKeys#forScripts}), a shared lock's names only. Rejects keys that would break
-	 * the hash tag.
-	 */
-	RedisKeys.OfLock keysOf(LockRequest request) {
-		return request.shared() ? keys.of(request.key()) : keys.forScripts(request.key());
 	}
 
 	/**
@@ -422,16 +406,7 @@ final class LockScripts implements AutoCloseable {
 	 */
 	boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
 			boolean noExpiry) {
-		return release(key, keys.of(key), token, shared, lease, lockId, false, noExpiry, false);
-	}
-
-	/**
-	 * As {@link #release(String, String, boolean, Duration, String, boolean)}, on the lock's keys its acquire named
-	 * ({@link #keysOf}).
-	 */
-	boolean release(RedisKeys.OfLock redisKeys, String key, String token, boolean shared, Duration lease,
-			@Nullable String lockId, boolean noExpiry) {
-		return release(key, redisKeys, token, shared, lease, lockId, false, noExpiry, false);
+		return release(key, token, shared, lease, lockId, false, noExpiry, false);
 	}
 
 	/**
@@ -440,7 +415,7 @@ final class LockScripts implements AutoCloseable {
 	 * runs right after the acquire it cleans up after). Whether the token held the lock.
 	 */
 	boolean withdrawAndRelease(String key, String token, Duration lease, @Nullable String lockId, boolean noExpiry) {
-		return release(key, keys.of(key), token, false, lease, lockId, false, noExpiry, true);
+		return release(key, token, false, lease, lockId, false, noExpiry, true);
 	}
 
 	/**
@@ -448,12 +423,13 @@ final class LockScripts implements AutoCloseable {
 	 * own later release of the same token reports the lock lost.
 	 */
 	boolean releaseById(String key, String token, boolean shared, String lockId) {
-		return release(key, keys.of(key), token, shared, timeout, lockId, true, true, false);
+		return release(key, token, shared, timeout, lockId, true, true, false);
 	}
 
-	private boolean release(String key, RedisKeys.OfLock redisKeys, String token, boolean shared, Duration lease,
-			@Nullable String lockId, boolean byId, boolean noExpiry, boolean withdraw) {
+	private boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
+			boolean byId, boolean noExpiry, boolean withdraw) {
 		long until = deadline(lease);
+		RedisKeys.OfLock redisKeys = keys.of(key);
 		Long released = shared
 				? run(LuaSources.RELEASE_SHARED,
 						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.ids(), redisKeys.holders() },

@@ -48,9 +48,6 @@ final class RedisAcquisition implements Acquisition {
 
 	private final LockRequest request;
 
-	/** The request's Redis keys, named at the first attempt and kept by the lease granted. */
-	private RedisKeys.@Nullable OfLock redisKeys;
-
 	private final LockScripts scripts;
 
 	private final PubSubChannels channels;
@@ -92,10 +89,9 @@ final class RedisAcquisition implements Acquisition {
 	/** Subscribing failed: waits end on the holder's lease end or the backoff only. */
 	private boolean polling;
 
-	RedisAcquisition(LockRequest request, RedisKeys.@Nullable OfLock redisKeys, LockScripts scripts,
-			PubSubChannels channels, Map<String, RedisAcquisition> queued) {
+	RedisAcquisition(LockRequest request, LockScripts scripts, PubSubChannels channels,
+			Map<String, RedisAcquisition> queued) {
 		this.request = request;
-		this.redisKeys = redisKeys;
 		this.scripts = scripts;
 		this.channels = channels;
 		this.queued = queued;
@@ -114,11 +110,9 @@ final class RedisAcquisition implements Acquisition {
 	static FirstAttempt start(LockRequest request, LockScripts scripts, PubSubChannels channels,
 			Map<String, RedisAcquisition> queued) {
 		long sent = System.nanoTime();
-		RedisKeys.OfLock redisKeys;
 		long[] reply;
 		try {
-			redisKeys = scripts.keysOf(request);
-			reply = send(request, redisKeys, scripts, channels, 0);
+			reply = send(request, scripts, channels, 0);
 		}
 		catch (RuntimeException ex) {
 			scripts.cleanUp(request);
@@ -126,9 +120,9 @@ final class RedisAcquisition implements Acquisition {
 		}
 		if (reply[0] != 0) {
 			// 1 (or shared): taken now; 2: already ours (a replay of this very attempt), counted from its send time.
-			return new Granted(new RedisLease(scripts, request, redisKeys, reply[1]), sent);
+			return new Granted(new RedisLease(scripts, request, reply[1]), sent);
 		}
-		RedisAcquisition acquisition = new RedisAcquisition(request, redisKeys, scripts, channels, queued);
+		RedisAcquisition acquisition = new RedisAcquisition(request, scripts, channels, queued);
 		acquisition.refusedFirst(sent, reply[1]);
 		return acquisition;
 	}
@@ -147,7 +141,7 @@ final class RedisAcquisition implements Acquisition {
 		int attempt = queues ? queuedAttempt(sent) : 0;
 		long[] reply;
 		try {
-			reply = send(request, redisKeys(), scripts, channels, attempt);
+			reply = send(request, scripts, channels, attempt);
 		}
 		catch (RuntimeException ex) {
 			synchronized (this) {
@@ -219,7 +213,7 @@ final class RedisAcquisition implements Acquisition {
 		int attempt = queues ? queuedAttempt(sent) : 0;
 		long[] reply;
 		try {
-			reply = send(request, redisKeys(), scripts, channels, attempt);
+			reply = send(request, scripts, channels, attempt);
 		}
 		catch (RuntimeException ex) {
 			synchronized (this) {
@@ -257,21 +251,10 @@ final class RedisAcquisition implements Acquisition {
 	 * One attempt's script: an exclusive request queues when refused (on the client's grant channel with pub/sub), a
 	 * shared one marks the blocking lock so that its release publishes.
 	 */
-	private static long[] send(LockRequest request, RedisKeys.OfLock redisKeys, LockScripts scripts,
-			PubSubChannels channels, int attempt) {
+	private static long[] send(LockRequest request, LockScripts scripts, PubSubChannels channels, int attempt) {
 		return request.shared() ? scripts.acquireAll(List.of(request), true)
-				: scripts.acquire(request, redisKeys, RedisKeys.QUEUE_STAY, attempt,
+				: scripts.acquire(request, RedisKeys.QUEUE_STAY, attempt,
 						channels.enabled() ? channels.grantChannel() : "");
-	}
-
-	/** The request's Redis keys, named once, on the thread making the attempts. */
-	private RedisKeys.OfLock redisKeys() {
-		RedisKeys.OfLock named = redisKeys;
-		if (named == null) {
-			named = scripts.keysOf(request);
-			redisKeys = named;
-		}
-		return named;
 	}
 
 	@Override
@@ -308,7 +291,7 @@ final class RedisAcquisition implements Acquisition {
 	}
 
 	private RedisLease lease(long fencingToken) {
-		return new RedisLease(scripts, request, redisKeys, fencingToken);
+		return new RedisLease(scripts, request, fencingToken);
 	}
 
 	private Granted granted(long fencingToken, long leaseStartNanos) {

@@ -1,7 +1,6 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 
 import io.lettuce.core.cluster.SlotHash;
@@ -76,18 +75,7 @@ final class RedisKeys {
 	 * of an uncontended cycle).
 	 */
 	OfLock of(String key) {
-		return new OfLock(lock(key), null);
-	}
-
-	/**
-	 * The Redis keys of one lock key that acquire and release both name, with the six of the scripts' {@code KEYS}
-	 * built at once: its lease keeps them, so one lock cycle builds its keys once (building them for each call was a
-	 * tenth of the template's allocation per uncontended cycle, JFR, issue 21). Rejects keys that would break the
-	 * hash tag.
-	 */
-	OfLock forScripts(String key) {
-		String lock = lock(key);
-		return new OfLock(lock, OfLock.build(lock, OfLock.SCRIPT_ORDER.length + 1));
+		return new OfLock(lock(key));
 	}
 
 	/**
@@ -163,10 +151,8 @@ final class RedisKeys {
 	 * The Redis keys of one lock key, as the class comment describes them; scripts take them in the order their
 	 * {@code KEYS} list. Each name but the lock's is built on every call of its method.
 	 * @param lock the lock: a string (exclusive) or a sorted set (shared)
-	 * @param built the six script keys, built once ({@link RedisKeys#forScripts}), or null to build them per call;
-	 * never written once built, as callers on any thread pass them to the connection
 	 */
-	record OfLock(String lock, Object @Nullable [] built) {
+	record OfLock(String lock) {
 
 		/** The order of {@link #scriptKeys(int)}. */
 		private static final Suffix[] SCRIPT_ORDER = { Suffix.FENCE, Suffix.WAITING, Suffix.QUEUE, Suffix.WAITERS,
@@ -178,14 +164,6 @@ final class RedisKeys {
 		 * the {@code KEYS} of {@code acquire.lua} (2, 5 or 6) and of {@code release.lua} (6).
 		 */
 		Object[] scriptKeys(int count) {
-			Object[] all = built;
-			if (all == null) {
-				return build(lock, count);
-			}
-			return count == all.length ? all : Arrays.copyOf(all, count);
-		}
-
-		private static Object[] build(String lock, int count) {
 			Object[] keys = new Object[count];
 			keys[0] = lock;
 			for (int i = 1; i < count; i++) {

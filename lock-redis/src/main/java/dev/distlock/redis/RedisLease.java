@@ -17,9 +17,6 @@ final class RedisLease implements Lease {
 
 	private final String key;
 
-	/** The lock's Redis keys as its acquire named them, or null to name them again for the release. */
-	private final RedisKeys.@Nullable OfLock redisKeys;
-
 	private final String token;
 
 	private final long fencingToken;
@@ -32,10 +29,9 @@ final class RedisLease implements Lease {
 
 	private final boolean noExpiry;
 
-	RedisLease(LockScripts scripts, LockRequest request, RedisKeys.@Nullable OfLock redisKeys, long fencingToken) {
+	RedisLease(LockScripts scripts, LockRequest request, long fencingToken) {
 		this.scripts = scripts;
 		this.key = request.key();
-		this.redisKeys = redisKeys;
 		this.token = request.token();
 		this.fencingToken = fencingToken;
 		this.shared = request.shared();
@@ -61,9 +57,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public boolean release() {
-		RedisKeys.OfLock named = redisKeys;
-		return named != null ? scripts.release(named, key, token, shared, lease, lockId, noExpiry)
-				: scripts.release(key, token, shared, lease, lockId, noExpiry);
+		return scripts.release(key, token, shared, lease, lockId, noExpiry);
 	}
 
 	@Override

@@ -123,17 +123,15 @@ public final class RedisLockProvider
 		if (request.shared()) {
 			return tryAcquireAll(List.of(request)).map(leases -> leases.get(0));
 		}
-		RedisKeys.OfLock redisKeys;
 		long[] reply;
 		try {
-			redisKeys = scripts.keysOf(request);
-			reply = scripts.acquire(request, redisKeys, Duration.ZERO, 0, "");
+			reply = scripts.acquire(request, Duration.ZERO, 0, "");
 		}
 		catch (RuntimeException ex) {
 			scripts.cleanUp(request);
 			throw storeError(ex);
 		}
-		return reply[0] == 0 ? Optional.empty() : Optional.of(new RedisLease(scripts, request, redisKeys, reply[1]));
+		return reply[0] == 0 ? Optional.empty() : Optional.of(lease(request, reply[1]));
 	}
 
 	/**
@@ -169,7 +167,7 @@ public final class RedisLockProvider
 	 */
 	@Override
 	public Acquisition begin(LockRequest request) {
-		return new RedisAcquisition(request, null, scripts, channels, queued);
+		return new RedisAcquisition(request, scripts, channels, queued);
 	}
 
 	/**
@@ -260,7 +258,7 @@ public final class RedisLockProvider
 	}
 
 	private RedisLease lease(LockRequest request, long fencingToken) {
-		return new RedisLease(scripts, request, null, fencingToken);
+		return new RedisLease(scripts, request, fencingToken);
 	}
 
 	/**
