@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -14,6 +15,7 @@ import dev.distlock.core.internal.HandleRegistry;
 import dev.distlock.core.internal.StoreErrors;
 import dev.distlock.core.internal.WaitLoop;
 import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.FirstAttempt;
 import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockProvider;
@@ -23,9 +25,9 @@ import dev.distlock.core.spi.WaitingLockProvider;
 /**
  * How a {@link LockTemplate} takes locks, read top-down: one {@link WaitLoop} per call says when to attempt, and each
  * attempt calls the provider here, through its own {@link Acquisition} when it can wait better than polling and the
- * caller may wait, else through plain attempts; a provider's error becomes the store error in
- * {@link StoreErrors#error}. Each granted lease becomes a registered handle unless its lease already ran out on the
- * way.
+ * caller may wait (started by the first attempt, and made only when that one is refused), else through plain
+ * attempts; a provider's error becomes the store error in {@link StoreErrors#error}. Each granted lease becomes a
+ * registered handle unless its lease already ran out on the way.
  */
 final class LockAcquirer {
 
@@ -47,10 +49,10 @@ final class LockAcquirer {
 	}
 
 	Optional<LockHandle> acquire(LockRequest request, LockOptions options, boolean skip) {
-		@Nullable Acquisition acquisition = mayWait(options) && provider instanceof WaitingLockProvider waiting
-				? waiting.begin(request) : null;
-		return take(List.of(request), request.lockId(), false, acquisition, options, skip)
-			.map(held -> held.get(0));
+		@Nullable WaitingLockProvider waiting = mayWait(options) && provider instanceof WaitingLockProvider provides
+				? provides : null;
+		List<LockHandle> held = take(List.of(request), request.lockId(), false, waiting, options, skip);
+		return held != null ? Optional.of(held.get(0)) : Optional.empty();
 	}
 
 	/**
@@ -60,7 +62,7 @@ final class LockAcquirer {
 	Optional<List<LockHandle>> acquireAll(List<LockRequest> group, LockOptions options, String groupId,
 			boolean skip) {
 		// Groups poll with backoff: a release signal on one key says little about the others.
-		return take(group, groupId, true, null, options, skip);
+		return Optional.ofNullable(take(group, groupId, true, null, options, skip));
 	}
 
 	void awaitFree(String key, LockOptions options) {
@@ -88,24 +90,22 @@ final class LockAcquirer {
 	/**
 	 * One acquisition between its start and end events (the end is heard exactly once, whichever way it ends): the
 	 * wait loop's attempts until one is granted, the loop gives up, or an error ends it.
+	 * @param waiting the provider that starts an {@link Acquisition} at the first attempt, or null to poll
+	 * @return the handles, or null when the lock stayed held and the caller skips
 	 */
-	private Optional<List<LockHandle>> take(List<LockRequest> requests, @Nullable String groupId, boolean group,
-			@Nullable Acquisition acquisition, LockOptions options, boolean skip) {
-		String label;
-		List<String> keys;
-		if (requests.size() == 1) {
-			label = requests.get(0).key();
-			keys = List.of(label);
-		}
-		else {
-			keys = requests.stream().map(LockRequest::key).toList();
-			label = String.join(",", keys);
-		}
-		LockAttempt attempt = new LockAttempt(keys, options.mode(), options.name());
+	private @Nullable List<LockHandle> take(List<LockRequest> requests, @Nullable String groupId, boolean group,
+			@Nullable WaitingLockProvider waiting, LockOptions options, boolean skip) {
+		String label = requests.size() == 1 ? requests.get(0).key()
+				: requests.stream().map(LockRequest::key).collect(Collectors.joining(","));
+		// The event exists only for listeners: without one, an acquisition makes none.
+		@Nullable LockAttempt attempt = handles.listening() ? new LockAttempt(
+				requests.stream().map(LockRequest::key).toList(), options.mode(), options.name()) : null;
 		LockListener listeners = handles.listeners();
 		long start = nanoClock.getAsLong();
-		listeners.onAcquireStarted(attempt);
-		WaitLoop loop = WaitLoop.start(label, options, nanoClock, acquisition);
+		if (attempt != null) {
+			listeners.onAcquireStarted(attempt);
+		}
+		WaitLoop loop = WaitLoop.start(label, options, nanoClock, null);
 		LockAttempt.Outcome ended = LockAttempt.Outcome.ERROR;
 		try {
 			List<LockHandle> held = null;
@@ -113,7 +113,7 @@ final class LockAcquirer {
 				try {
 					while (held == null && loop.next()) {
 						try {
-							held = tryOnce(requests, groupId, group, acquisition, label, loop, options);
+							held = tryOnce(requests, groupId, group, waiting, label, loop, options);
 						}
 						catch (RuntimeException ex) {
 							throw loop.failed(ex);
@@ -125,7 +125,9 @@ final class LockAcquirer {
 				}
 			}
 			catch (LockStoreException ex) {
-				listeners.onAcquireError(attempt, ex);
+				if (attempt != null) {
+					listeners.onAcquireError(attempt, ex);
+				}
 				ended = LockAttempt.Outcome.STORE_ERROR;
 				throw ex;
 			}
@@ -136,13 +138,13 @@ final class LockAcquirer {
 			}
 			if (held != null) {
 				ended = LockAttempt.Outcome.ACQUIRED;
-				return Optional.of(held);
+				return held;
 			}
 			ended = skip ? LockAttempt.Outcome.SKIPPED : LockAttempt.Outcome.TIMED_OUT;
 			return notTaken(attempt, label, loop.attempts(), loop.waited(), skip);
 		}
 		finally {
-			if (handles.listening()) {
+			if (attempt != null) {
 				listeners.onAcquireEnded(attempt, ended, loop.attempts(),
 						Duration.ofNanos(nanoClock.getAsLong() - start));
 			}
@@ -150,34 +152,53 @@ final class LockAcquirer {
 	}
 
 	/**
-	 * One attempt, straight to the provider: the acquisition's, a plain acquire, or a group's.
+	 * One attempt, straight to the provider: a waiting acquisition's, a plain acquire, or a group's.
 	 * @return the handles, or null when the lock is held elsewhere or its lease ran out before it was granted
 	 */
 	private @Nullable List<LockHandle> tryOnce(List<LockRequest> requests, @Nullable String groupId, boolean group,
-			@Nullable Acquisition acquisition, String label, WaitLoop loop, LockOptions options) {
+			@Nullable WaitingLockProvider waiting, String label, WaitLoop loop, LockOptions options) {
 		long attemptNanos = loop.attemptNanos();
 		long startNanos = attemptNanos;
-		Optional<List<Lease>> leases;
+		@Nullable List<Lease> leases;
 		try {
-			if (acquisition != null) {
-				Optional<Acquisition.Granted> granted = acquisition.tryOnce();
-				if (granted.isPresent()) {
-					startNanos = Math.min(attemptNanos, granted.get().leaseStartNanos());
+			if (waiting != null) {
+				Acquisition.Granted granted = waitingAttempt(waiting, requests.get(0), loop);
+				if (granted != null) {
+					startNanos = Math.min(attemptNanos, granted.leaseStartNanos());
 				}
-				leases = granted.map(g -> List.of(g.lease()));
+				leases = granted != null ? List.of(granted.lease()) : null;
 			}
 			else if (group) {
-				leases = provider.tryAcquireAll(requests);
+				leases = provider.tryAcquireAll(requests).orElse(null);
 			}
 			else {
-				leases = provider.tryAcquire(requests.get(0)).map(List::of);
+				Optional<Lease> lease = provider.tryAcquire(requests.get(0));
+				leases = lease.isPresent() ? List.of(lease.get()) : null;
 			}
 		}
 		catch (RuntimeException ex) {
 			throw store.error(label, "acquire", ex);
 		}
-		return leases.isPresent() ? held(requests, leases.get(), groupId, startNanos, loop.startNanos(), options)
-				: null;
+		return leases != null ? held(requests, leases, groupId, startNanos, loop.startNanos(), options) : null;
+	}
+
+	/**
+	 * An attempt of a waiting acquisition: the first starts it, and when refused hands the loop the acquisition that
+	 * goes on from it (nothing is made for waiting when it wins); later ones go through that acquisition.
+	 * @return the grant, or null while others hold the lock
+	 */
+	private static Acquisition.@Nullable Granted waitingAttempt(WaitingLockProvider waiting, LockRequest request,
+			WaitLoop loop) {
+		Acquisition acquisition = loop.acquisition();
+		if (acquisition != null) {
+			return acquisition.tryOnce().orElse(null);
+		}
+		FirstAttempt first = waiting.start(request);
+		if (first instanceof Acquisition refused) {
+			loop.waitOn(refused);
+			return null;
+		}
+		return (Acquisition.Granted) first;
 	}
 
 	/**
@@ -191,6 +212,9 @@ final class LockAcquirer {
 				releaseQuietly(group.get(i).key(), leases.get(i));
 			}
 			return null;
+		}
+		if (leases.size() == 1) {
+			return List.of(handles.register(group.get(0), leases.get(0), options, groupId, startNanos, loopNanos));
 		}
 		List<LockHandle> members = new ArrayList<>(leases.size());
 		for (int i = 0; i < leases.size(); i++) {
@@ -212,11 +236,14 @@ final class LockAcquirer {
 		}
 	}
 
-	private <T> Optional<T> notTaken(LockAttempt attempt, String label, int attempts, Duration waited, boolean skip) {
-		handles.listeners().onAcquireFailed(attempt, attempts, waited, skip);
+	private @Nullable List<LockHandle> notTaken(@Nullable LockAttempt attempt, String label, int attempts,
+			Duration waited, boolean skip) {
+		if (attempt != null) {
+			handles.listeners().onAcquireFailed(attempt, attempts, waited, skip);
+		}
 		if (skip) {
 			logger.debug("Lock '" + label + "' is held elsewhere; skipping after " + attempts + " attempt(s)");
-			return Optional.empty();
+			return null;
 		}
 		throw new LockAcquisitionException(label, attempts, waited, null);
 	}

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -31,6 +32,16 @@ class OwnerTokensTest {
 		tokens.forEach(token -> lengths.add(token.length()));
 		assertThat(lengths).containsExactly(22);
 		assertThat(tokens).allMatch(token -> token.matches("[A-Za-z0-9_-]{22}"));
+	}
+
+	@Test
+	void tokensAreTheUrlSafeBase64OfTheir16Bytes() {
+		for (int i = 0; i < 10_000; i++) {
+			String token = OwnerTokens.next();
+			byte[] bits = Base64.getUrlDecoder().decode(token);
+			assertThat(bits).hasSize(16);
+			assertThat(Base64.getUrlEncoder().withoutPadding().encodeToString(bits)).isEqualTo(token);
+		}
 	}
 
 }

@@ -13,6 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.FirstAttempt;
 import dev.distlock.core.spi.LockRequest;
 
 /**
@@ -99,6 +100,33 @@ final class RedisAcquisition implements Acquisition {
 		this.polling = !channels.enabled();
 	}
 
+	/**
+	 * The first attempt of a waiting acquisition ({@link RedisLockProvider#start}): the script run
+	 * {@link #tryOnce()}'s first attempt sends, which queues the request when refused; only a refusal makes the
+	 * acquisition, in the state that attempt left it (its queue entry's send time, the holder's lease end, registered
+	 * for grant messages). An attempt that got no answer is withdrawn before the error is thrown (a lock it may have
+	 * been granted, and its queue entry), as {@link #close()} withdraws it.
+	 */
+	static FirstAttempt start(LockRequest request, LockScripts scripts, PubSubChannels channels,
+			Map<String, RedisAcquisition> queued) {
+		long sent = System.nanoTime();
+		long[] reply;
+		try {
+			reply = send(request, scripts, channels, 0);
+		}
+		catch (RuntimeException ex) {
+			scripts.cleanUp(request);
+			throw ex;
+		}
+		if (reply[0] != 0) {
+			// 1 (or shared): taken now; 2: already ours (a replay of this very attempt), counted from its send time.
+			return new Granted(new RedisLease(scripts, request, reply[1]), sent);
+		}
+		RedisAcquisition acquisition = new RedisAcquisition(request, scripts, channels, queued);
+		acquisition.refusedFirst(sent, reply[1]);
+		return acquisition;
+	}
+
 	@Override
 	public Optional<Granted> tryOnce() {
 		// A release handed us the lock: no round trip. With replica acks the attempt below takes it instead (answer 2),
@@ -113,13 +141,7 @@ final class RedisAcquisition implements Acquisition {
 		int attempt = queues ? queuedAttempt(sent) : 0;
 		long[] reply;
 		try {
-			if (request.shared()) {
-				reply = scripts.acquireAll(List.of(request), true);
-			}
-			else {
-				reply = scripts.acquire(request, queues ? RedisKeys.QUEUE_STAY : Duration.ZERO, attempt,
-						handsOff ? channels.grantChannel() : "");
-			}
+			reply = send(request, scripts, channels, attempt);
 		}
 		catch (RuntimeException ex) {
 			synchronized (this) {
@@ -191,8 +213,7 @@ final class RedisAcquisition implements Acquisition {
 		int attempt = queues ? queuedAttempt(sent) : 0;
 		long[] reply;
 		try {
-			reply = request.shared() ? scripts.acquireAll(List.of(request), true)
-					: scripts.acquire(request, RedisKeys.QUEUE_STAY, attempt, handsOff ? channels.grantChannel() : "");
+			reply = send(request, scripts, channels, attempt);
 		}
 		catch (RuntimeException ex) {
 			synchronized (this) {
@@ -212,6 +233,28 @@ final class RedisAcquisition implements Acquisition {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Takes on the state a refused first attempt sent at {@code sent} left: as {@link #tryOnce()} would have recorded
+	 * it, with the holder's remaining lease in {@code holderMillis}.
+	 */
+	private void refusedFirst(long sent, long holderMillis) {
+		if (queues) {
+			queuedAttempt(sent);
+		}
+		holderExpiresAtNanos = holderMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(holderMillis) : 0;
+		waiting();
+	}
+
+	/**
+	 * One attempt's script: an exclusive request queues when refused (on the client's grant channel with pub/sub), a
+	 * shared one marks the blocking lock so that its release publishes.
+	 */
+	private static long[] send(LockRequest request, LockScripts scripts, PubSubChannels channels, int attempt) {
+		return request.shared() ? scripts.acquireAll(List.of(request), true)
+				: scripts.acquire(request, RedisKeys.QUEUE_STAY, attempt,
+						channels.enabled() ? channels.grantChannel() : "");
 	}
 
 	@Override

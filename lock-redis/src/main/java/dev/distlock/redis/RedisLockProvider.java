@@ -32,6 +32,7 @@ import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockRenewal;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.FirstAttempt;
 import dev.distlock.core.spi.LockProvider;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.OperatorSupport;
@@ -167,6 +168,15 @@ public final class RedisLockProvider
 	@Override
 	public Acquisition begin(LockRequest request) {
 		return new RedisAcquisition(request, scripts, channels, queued);
+	}
+
+	/**
+	 * Starts a waiting acquisition with its first attempt, the one {@link #begin} would make: a refused exclusive
+	 * request is queued by that same script run, and only a refusal makes the acquisition.
+	 */
+	@Override
+	public FirstAttempt start(LockRequest request) {
+		return RedisAcquisition.start(request, scripts, channels, queued);
 	}
 
 	/**

@@ -45,7 +45,7 @@ public final class WaitLoop {
 
 	private final LongSupplier nanoClock;
 
-	private final @Nullable Acquisition acquisition;
+	private @Nullable Acquisition acquisition;
 
 	private final long startNanos;
 
@@ -130,10 +130,25 @@ public final class WaitLoop {
 	public void close() {
 		if (!closed) {
 			closed = true;
-			if (acquisition != null) {
-				Interrupts.uninterruptibly(acquisition::close);
+			Acquisition started = acquisition;
+			if (started != null) {
+				Interrupts.uninterruptibly(started::close);
 			}
 		}
+	}
+
+	/**
+	 * Hands the loop the acquisition a refused first attempt left
+	 * ({@link dev.distlock.core.spi.WaitingLockProvider#start}): it wakes the waits from now on and is closed at the
+	 * end, as one given to {@link #start} is.
+	 */
+	public void waitOn(Acquisition acquisition) {
+		this.acquisition = acquisition;
+	}
+
+	/** The acquisition that wakes the waits, or null while there is none. */
+	public @Nullable Acquisition acquisition() {
+		return acquisition;
 	}
 
 	/** When the current attempt started, by the loop's clock. */
@@ -174,7 +189,8 @@ public final class WaitLoop {
 		}
 		long waitNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(delayMillis), waitLeft);
 		waitUntilNanos = nanoClock.getAsLong() + waitNanos;
-		longestWait = acquisition != null ? acquisition.longestWait() : null;
+		Acquisition started = acquisition;
+		longestWait = started != null ? started.longestWait() : null;
 		waiting = true;
 		return true;
 	}
@@ -197,8 +213,9 @@ public final class WaitLoop {
 	}
 
 	private void await(Duration max) throws InterruptedException {
-		if (acquisition != null) {
-			acquisition.awaitSignal(max);
+		Acquisition started = acquisition;
+		if (started != null) {
+			started.awaitSignal(max);
 		}
 		else {
 			TimeUnit.NANOSECONDS.sleep(max.toNanos());

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * happened, with the thread's interrupt flag cleared, so a queue entry or a lock granted to a caller that has gone
  * is always withdrawn.
  */
-public interface Acquisition extends AutoCloseable {
+public non-sealed interface Acquisition extends AutoCloseable, FirstAttempt {
 
 	/**
 	 * Makes one attempt.
@@ -50,7 +50,7 @@ public interface Acquisition extends AutoCloseable {
 	 * it no earlier (a hand-off to a queued waiter started it when the release ran, after the waiter's queued attempt
 	 * was sent)
 	 */
-	record Granted(Lease lease, long leaseStartNanos) {
+	record Granted(Lease lease, long leaseStartNanos) implements FirstAttempt {
 	}
 
 }

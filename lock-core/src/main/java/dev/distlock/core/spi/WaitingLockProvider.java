@@ -1,5 +1,7 @@
 package dev.distlock.core.spi;
 
+import java.util.Optional;
+
 /**
  * Optional provider capability: a store that can wait better than polling, by waking waiters on release or by
  * handing a released lock straight to a queued waiter. {@link dev.distlock.core.LockTemplate} still owns retries,
@@ -16,5 +18,30 @@ public interface WaitingLockProvider extends LockProvider {
 	 * Starts one acquisition that may retry. Cheap: it sends nothing to the store by itself.
 	 */
 	Acquisition begin(LockRequest request);
+
+	/**
+	 * Starts one acquisition that may retry with its first attempt, as {@link #begin} and then
+	 * {@link Acquisition#tryOnce()} would: the granted lock, or the acquisition that goes on from the refused attempt
+	 * (with the place in the store that attempt took), to retry and close as usual. A provider overrides it to make
+	 * nothing for waiting when the first attempt wins, as it usually does.
+	 * @throws dev.distlock.core.LockStoreException if the store could not be asked; nothing is then left to close (a
+	 * lock the attempt may have been granted anyway, and its place in the store, were withdrawn)
+	 */
+	default FirstAttempt start(LockRequest request) {
+		Acquisition acquisition = begin(request);
+		Optional<Acquisition.Granted> granted;
+		try {
+			granted = acquisition.tryOnce();
+		}
+		catch (RuntimeException ex) {
+			Interrupts.uninterruptibly(acquisition::close);
+			throw ex;
+		}
+		if (granted.isEmpty()) {
+			return acquisition;
+		}
+		Interrupts.uninterruptibly(acquisition::close);
+		return granted.get();
+	}
 
 }
