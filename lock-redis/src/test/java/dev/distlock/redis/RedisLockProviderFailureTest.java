@@ -139,8 +139,14 @@ class RedisLockProviderFailureTest {
 	@Test
 	void staleHandleThrowsTypedErrorsAfterTakeover() throws Exception {
 		LockTemplate template = LockTemplate.builder(provider).owner(OWNER).build();
-		LockHandle stale = template.acquire("h", LockOptions.builder().timeout(Duration.ofMillis(100)).build());
-		Thread.sleep(250);
+		// A lease a loaded machine's round trip cannot use up (the template drops a grant whose lease ran out on the
+		// way); then wait until Redis expired it, however long the machine takes.
+		LockHandle stale = template.acquire("h", LockOptions.builder().timeout(Duration.ofSeconds(1)).build());
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (Boolean.TRUE.equals(redis.hasKey("distlock:{h}"))) {
+			assertThat(System.nanoTime() - deadline).as("the stale lease expired in Redis").isNegative();
+			Thread.sleep(20);
+		}
 		LockHandle current = template.acquire("h", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
 		assertThatThrownBy(() -> stale.extend(Duration.ofSeconds(30))).isInstanceOf(LockExtendException.class)
 			.hasMessageContaining("h");
