@@ -68,17 +68,17 @@ final class HolderCalls {
 	 */
 	boolean release(String key, String token, boolean shared, boolean byHolder, boolean onlyLive, long boundMillis) {
 		String mark = byHolder ? token : null;
-		String[] named = new String[1];
+		@Nullable String[] named = new String[1];
 		boolean released = database.run(key, "release", boundMillis, shared, session -> {
 			boolean postgres = session.dialect() == JdbcDialect.POSTGRESQL;
-			named[0] = null;
 			int rows;
 			if (!shared && postgres) {
 				// One round trip: the release and its NOTIFY in one statement.
 				String statement = onlyLive ? sql.releaseExclusiveNotifying : sql.releaseExclusiveAnywayNotifying;
-				List<String> notified = session.query(statement, HolderCalls::namedWaiter, mark, key, token, channel);
+				List<@Nullable String> notified = session.query(statement, HolderCalls::namedWaiter, mark, key, token,
+						channel);
 				rows = notified.size();
-				named[0] = rows > 0 && !notified.get(0).isEmpty() ? notified.get(0) : null;
+				named[0] = firstNamed(notified);
 			}
 			else if (!shared) {
 				rows = session.update(onlyLive ? sql.releaseExclusive : sql.releaseExclusiveAnyway, mark, key, token);
@@ -87,9 +87,8 @@ final class HolderCalls {
 				session.query(sql.lockKeyRow, rs -> 1, key);
 				rows = session.update(onlyLive ? sql.releaseShared : sql.releaseSharedAnyway, mark, key, token);
 				if (rows > 0 && postgres) {
-					List<String> notified = session.query(sql.recomputeSharedUntilNotifying, HolderCalls::namedWaiter,
-							key, key, channel);
-					named[0] = !notified.isEmpty() && !notified.get(0).isEmpty() ? notified.get(0) : null;
+					named[0] = firstNamed(session.query(sql.recomputeSharedUntilNotifying, HolderCalls::namedWaiter,
+							key, key, channel));
 				}
 				else if (rows > 0) {
 					session.update(sql.recomputeSharedUntil, key, key);
@@ -107,10 +106,14 @@ final class HolderCalls {
 		return released;
 	}
 
-	/** The owner token a notifying release named, or "" when it named none. */
-	private static String namedWaiter(ResultSet rs) throws SQLException {
-		String token = rs.getString(2);
-		return token != null ? token : "";
+	/** The owner token a notifying release named in one of its rows, or null when it named none. */
+	private static @Nullable String namedWaiter(ResultSet rs) throws SQLException {
+		return rs.getString(2);
+	}
+
+	/** The waiter a notifying release named: its first row's, or null (no row, or a row naming none). */
+	private static @Nullable String firstNamed(List<@Nullable String> notified) {
+		return notified.isEmpty() ? null : notified.get(0);
 	}
 
 	/** On PostgreSQL, a NOTIFY with the key, delivered when the statement's transaction commits. */

@@ -83,14 +83,14 @@ final class JdbcAcquirer {
 				: grantExclusive(request, grantMs, bound));
 	}
 
-	/** What a refused {@link #tryAcquireOrMark} read, or -1 each when it did not get so far (then nothing is known). */
+	/** What a refused {@link #tryAcquireOrMark} read; the defaults when it did not get so far (nothing is known). */
 	static final class Refusal {
 
 		/** Microseconds left on the key's longest lease, from the statement's snapshot; -1 when unknown. */
 		long holderLeftMicros = -1;
 
-		/** 1 when the key's row carries this writer's mark (written now or before), 0 when not, -1 when unknown. */
-		int marked = -1;
+		/** Whether the key's row carries this writer's mark (written now or before); false when not, or unknown. */
+		boolean marked;
 
 		/** Whether this attempt wrote the mark (its validity counts from now). */
 		boolean written;
@@ -218,7 +218,7 @@ final class JdbcAcquirer {
 		}
 		refusal.holderLeftMicros = row[1] == 1 ? Math.max(0, row[2]) : 0;
 		refusal.written = row[4] > 0;
-		refusal.marked = row[4] > 0 || row[3] > 0 ? 1 : 0;
+		refusal.marked = row[4] > 0 || row[3] > 0;
 		return null;
 	}
 

@@ -95,7 +95,7 @@ final class JdbcAcquisition implements Acquisition {
 			marked = marked && request.shared(); // an exclusive grant removes the mark
 			return granted;
 		}
-		if (refusal.marked == 1) {
+		if (refusal.marked) {
 			holderLeftMicros = refusal.holderLeftMicros;
 			if (refusal.written) {
 				notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
