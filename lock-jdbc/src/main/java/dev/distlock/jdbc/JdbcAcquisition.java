@@ -11,10 +11,12 @@ import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.LockRequest;
 
 /**
- * A waiting acquisition on a relational database. It registers for wake-ups before its first attempt, so a release in
- * between is never missed; after a refused attempt it reads how long the holder's lease has left and waits at most that
- * long (an expiry sends no notification), and at most as long as the template's backoff. It is woken early by a release
- * in this JVM and, on PostgreSQL, by a NOTIFY from any. While an exclusive request waits it keeps a mark on the key's
+ * A waiting acquisition on a relational database. Made by {@link JdbcLockProvider#start} only once the first attempt
+ * is refused ({@link #afterRefusal}), or by {@link JdbcLockProvider#begin} before any; it registers for wake-ups before
+ * the statement that marks the row and reads the lease left, so a release is never missed (one before the
+ * registration leaves no lease to read). After a refused attempt it reads how long the holder's lease has left and
+ * waits at most that long (an expiry sends no notification), and at most as long as the template's backoff. It is
+ * woken early by a release in this JVM and, on PostgreSQL, by a NOTIFY from any. While an exclusive request waits it keeps a mark on the key's
  * row that refuses new shared holders (writer priority), renewed per attempt for a short validity on the database
  * clock, withdrawn by the grant or {@link #close()}. The mark and the read of the lease left are one statement, so a
  * refused exclusive attempt costs two round trips in all on PostgreSQL, three on MySQL/MariaDB (whose attempt is two).
@@ -82,46 +84,76 @@ final class JdbcAcquisition implements Acquisition {
 		this.notified = sql.markReaderRemaining != null;
 	}
 
+	/**
+	 * The acquisition that goes on from a refused first attempt ({@link JdbcLockProvider#start}): it registers for
+	 * wake-ups, then marks the key's row and reads the lease left, as after any refusal. A release between the refused
+	 * attempt and the registration is seen by that read (no lease left: the next attempt comes at once), one after it
+	 * wakes this waiter, so none is missed.
+	 */
+	static JdbcAcquisition afterRefusal(JdbcAcquirer acquirer, LockDatabase database, LockStatements sql,
+			Wakeups wakeups, LockRequest request) {
+		JdbcAcquisition acquisition = new JdbcAcquisition(acquirer, database, sql, wakeups, request);
+		acquisition.refused(acquisition.markValidityMillis());
+		return acquisition;
+	}
+
 	@Override
 	public Optional<Granted> tryOnce() {
 		long sent = System.nanoTime();
 		long validityMs = markValidityMillis();
-		boolean later = marked && sql.acquireExclusiveOrMark != null;
-		JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
-		// The first attempt is the plain one (one statement, uncontended); a marked writer's later ones mark with it.
-		Optional<Granted> granted = (later ? acquirer.tryAcquireOrMark(request, validityMs, refusal)
-				: acquirer.tryAcquire(request)).map(lease -> new Granted(lease, sent));
+		if (marked && sql.acquireExclusiveOrMark != null) {
+			// A marked writer's later attempts mark with the attempt, in one statement.
+			JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
+			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, validityMs, refusal)
+				.map(lease -> new Granted(lease, sent));
+			if (granted.isPresent()) {
+				marked = false; // an exclusive grant removes the mark
+				return granted;
+			}
+			if (refusal.marked) {
+				holderLeftMicros = refusal.holderLeftMicros;
+				if (refusal.written) {
+					notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
+				}
+				return granted;
+			}
+			refused(validityMs);
+			return granted;
+		}
+		// The plain attempt (one statement, uncontended).
+		Optional<Granted> granted = acquirer.tryAcquire(request).map(lease -> new Granted(lease, sent));
 		if (granted.isPresent()) {
 			marked = marked && request.shared(); // an exclusive grant removes the mark
 			return granted;
 		}
-		if (refusal.marked) {
-			holderLeftMicros = refusal.holderLeftMicros;
-			if (refusal.written) {
-				notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
-			}
-			return granted;
-		}
+		refused(validityMs);
+		return granted;
+	}
+
+	/**
+	 * After a refused attempt that left no mark: marks the key's row (a writer with priority, a reader on PostgreSQL
+	 * only for notifications) and reads the lease left, in one statement; on MySQL/MariaDB a reader reads the lease
+	 * left alone.
+	 */
+	private void refused(long validityMs) {
 		notifiedUntilNanos = System.nanoTime() + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared()) {
-			// The mark and the lease left in one statement.
 			holderLeftMicros = markReadingLease(sql.markWaiterRemaining, validityMs);
 			marked |= holderLeftMicros >= 0;
 			if (holderLeftMicros == NO_ROW) {
 				holderLeftMicros = 0;
 			}
-			return granted;
 		}
-		if (sql.markReaderRemaining != null) {
+		else if (sql.markReaderRemaining != null) {
 			// A reader's mark only asks releases to notify, and ends by itself: nothing to withdraw.
 			holderLeftMicros = markReadingLease(sql.markReaderRemaining, validityMs);
 			if (holderLeftMicros == NO_ROW) {
 				holderLeftMicros = 0;
 			}
-			return granted;
 		}
-		holderLeftMicros = remainingMicros(); // MySQL/MariaDB: no notifications, so a shared waiter sets no mark
-		return granted;
+		else {
+			holderLeftMicros = remainingMicros(); // MySQL/MariaDB: no notifications, so a shared waiter sets no mark
+		}
 	}
 
 	@Override

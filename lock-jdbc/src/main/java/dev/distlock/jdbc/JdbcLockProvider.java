@@ -15,6 +15,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.FirstAttempt;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockIdSupport;
 import dev.distlock.core.spi.LockInfo;
@@ -134,6 +135,21 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	@Override
 	public Acquisition begin(LockRequest request) {
 		return new JdbcAcquisition(acquirer, database, sql, wakeups, request);
+	}
+
+	/**
+	 * {@inheritDoc} The first attempt is the plain one ({@link #tryAcquire}); only when it is refused is the waiting
+	 * acquisition made, which registers for wake-ups (on PostgreSQL joining the LISTEN connection) and marks the key's
+	 * row. An uncontended acquire registers nothing and borrows no LISTEN connection.
+	 */
+	@Override
+	public FirstAttempt start(LockRequest request) {
+		long sent = System.nanoTime();
+		Optional<Lease> lease = acquirer.tryAcquire(request);
+		if (lease.isPresent()) {
+			return new Acquisition.Granted(lease.get(), sent);
+		}
+		return JdbcAcquisition.afterRefusal(acquirer, database, sql, wakeups, request);
 	}
 
 	@Override
@@ -257,6 +273,11 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 		acquirer.close();
 		purge.close();
 		wakeups.close();
+	}
+
+	/** The provider's waiters and its LISTEN connection (tests). */
+	Wakeups wakeups() {
+		return wakeups;
 	}
 
 	@Override

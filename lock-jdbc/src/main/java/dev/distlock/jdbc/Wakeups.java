@@ -117,6 +117,12 @@ final class Wakeups implements AutoCloseable {
 		waiters.values().forEach(set -> set.forEach(Waiter::wake));
 	}
 
+	/** How many waiters of the key are registered (tests). */
+	int waiting(String key) {
+		Set<Waiter> set = waiters.get(key);
+		return set != null ? set.size() : 0;
+	}
+
 	/** Whether this provider has joined the LISTEN connection of its DataSource. */
 	synchronized boolean listening() {
 		return listener != null;

@@ -19,6 +19,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.FirstAttempt;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.jdbc.testsupport.TestDatabase;
@@ -107,6 +108,95 @@ class JdbcRoundTripsTest {
 			}
 			assertThat(holder.release()).isTrue();
 			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aWaitingAcquireWhoseFirstAttemptWinsIsThatOneStatementAndMakesNoWaiter(TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			String key = "trips:start:" + System.nanoTime();
+			Lease first = provider.tryAcquire(request(key)).orElseThrow(); // the key's row exists from here on
+			assertThat(first.release()).isTrue();
+
+			statements.set(0);
+			FirstAttempt started = provider.start(request(key));
+			assertThat(started).isInstanceOf(Acquisition.Granted.class);
+			assertThat(statements).hasValue(1);
+			assertThat(provider.wakeups().waiting(key)).as("no waiter registered").isZero();
+			assertThat(provider.wakeups().listening()).as("no LISTEN connection joined").isFalse();
+			assertThat(((Acquisition.Granted) started).lease().release()).isTrue();
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aRefusedFirstWaitingAttemptRegistersTheWaiterThenMarksWithTheLeaseLeft(TestDatabase db) throws Exception {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 4)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			String key = "trips:start-refused:" + System.nanoTime();
+			Lease holder = provider.tryAcquire(request(key)).orElseThrow();
+
+			statements.set(0);
+			try (Acquisition waiting = (Acquisition) provider.start(request(key))) {
+				// The attempt (MariaDB: the UPDATE, then the INSERT IGNORE), then the mark handing back the lease left.
+				assertThat(statements).hasValue(db.dialect() == JdbcDialect.POSTGRESQL ? 2 : 3);
+				assertThat(provider.wakeups().waiting(key)).isEqualTo(1);
+				assertThat(holder.release()).isTrue();
+				assertThat(waiting.awaitSignal(Duration.ofMinutes(1))).as("woken by the release").isTrue();
+				Acquisition.Granted granted = waiting.tryOnce().orElseThrow();
+				assertThat(granted.lease().release()).isTrue();
+			}
+			assertThat(provider.wakeups().waiting(key)).isZero();
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseBetweenTheRefusedFirstAttemptAndTheWaitersMarkLeavesNoLeaseToWaitFor(TestDatabase db)
+			throws Exception {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 4)) {
+			JdbcLockProvider holding = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			String key = "trips:start-race:" + System.nanoTime();
+			Lease holder = holding.tryAcquire(request(key)).orElseThrow();
+			// The waiter's provider borrows a connection for the attempt (MariaDB's two statements share it), then
+			// one for the mark: the release lands just before the mark's borrow, before the waiter is registered
+			// anywhere the release could wake it.
+			int markBorrow = 2;
+			AtomicInteger borrows = new AtomicInteger();
+			DataSource releasingBeforeMark = (DataSource) Proxy.newProxyInstance(
+					JdbcRoundTripsTest.class.getClassLoader(), new Class<?>[] { DataSource.class },
+					(proxy, method, args) -> {
+						if (method.getName().equals("getConnection") && borrows.incrementAndGet() == markBorrow) {
+							assertThat(holder.release()).isTrue();
+						}
+						return invoke(pool, method, args);
+					});
+			JdbcLockProvider provider = new JdbcLockProvider(releasingBeforeMark, db.dialect(),
+					JdbcLockSettings.defaults());
+
+			try (Acquisition waiting = (Acquisition) provider.start(request(key))) {
+				// Without the mark's read the wait would last the whole 20 s: the holder's lease had 30 s left. (On
+				// PostgreSQL the LISTEN connection's opening wakes it too, once.)
+				long start = System.nanoTime();
+				waiting.awaitSignal(Duration.ofSeconds(20));
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("no lease left to wait for")
+					.isLessThan(Duration.ofSeconds(10));
+				Acquisition.Granted granted = waiting.tryOnce().orElseThrow();
+				assertThat(granted.lease().release()).isTrue();
+			}
+			provider.close();
+			holding.close();
 		}
 	}
 

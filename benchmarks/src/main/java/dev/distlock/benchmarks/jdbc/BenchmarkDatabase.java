@@ -284,6 +284,38 @@ public final class BenchmarkDatabase implements AutoCloseable {
 		return DriverManager.getConnection(jdbcUrl(), user(), "");
 	}
 
+	/**
+	 * CPU time the server's processes have used, in nanoseconds, from {@code /proc} (Linux; clock ticks, so 10 ms
+	 * steps): MariaDB's one process, or PostgreSQL's postmaster with its live backends and those it has reaped. The
+	 * difference of two readings is what the server spent between them; -1 where {@code /proc} cannot be read.
+	 */
+	public long serverCpuNanos() {
+		try {
+			long root = mariadb != null ? mariadb.pid()
+					: Long.parseLong(Files.readAllLines(dir.resolve("data").resolve("postmaster.pid")).get(0).trim());
+			long ticks = cpuTicks(root, true);
+			for (ProcessHandle child : ProcessHandle.of(root).map(p -> p.children().toList()).orElse(List.of())) {
+				ticks += Math.max(0, cpuTicks(child.pid(), false));
+			}
+			return ticks * 10_000_000L;
+		}
+		catch (IOException | RuntimeException ex) {
+			return -1;
+		}
+	}
+
+	/** utime + stime (and the reaped children's, when asked) of one process, in clock ticks (100 per second). */
+	private static long cpuTicks(long pid, boolean reaped) throws IOException {
+		String stat = Files.readString(Paths.get("/proc", String.valueOf(pid), "stat"));
+		String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+		// fields[0] is the state (field 3); utime is field 14, stime 15, cutime 16, cstime 17
+		long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+		if (reaped) {
+			ticks += Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
+		}
+		return ticks;
+	}
+
 	/** Stops the server and deletes its directory. */
 	@Override
 	public void close() {
