@@ -93,7 +93,19 @@ final class JdbcAcquisition implements Acquisition {
 	static JdbcAcquisition afterRefusal(JdbcAcquirer acquirer, LockDatabase database, LockStatements sql,
 			Wakeups wakeups, LockRequest request) {
 		JdbcAcquisition acquisition = new JdbcAcquisition(acquirer, database, sql, wakeups, request);
-		acquisition.refused(acquisition.markValidityMillis());
+		try {
+			acquisition.refused(acquisition.markValidityMillis());
+		}
+		catch (RuntimeException | Error ex) {
+			// Nobody else holds it yet to close it: withdraw the registration (and a mark the statement may have left).
+			try {
+				acquisition.close();
+			}
+			catch (RuntimeException closing) {
+				ex.addSuppressed(closing);
+			}
+			throw ex;
+		}
 		return acquisition;
 	}
 
