@@ -15,6 +15,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -22,6 +23,10 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -45,7 +50,8 @@ import org.springframework.data.redis.core.ZSetOperations;
  * <p>With a Lettuce factory the scripts go over one dedicated connection of the factory's own client (standalone,
  * Sentinel or cluster), EVALSHA first and EVAL once on NOSCRIPT: a Spring template call costs a new connection
  * wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of an
- * uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
+ * uncontended cycle; the arguments of each call are written by {@link ScriptArguments}. Other factories, and a Lettuce
+ * client without a default URI, go through the template.
  * <p>Every call on the dedicated connection has its own deadline: the lease it serves, never below a healthy round trip
  * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout, enforced by the call's own wait (the
  * connection runs no Lettuce timer per command: the wait ends a command that missed its deadline, so a command queued
@@ -494,12 +500,20 @@ final class LockScripts implements AutoCloseable {
 			return template.execute(script.spring(), names, (Object[]) args);
 		}
 		try {
-			return (T) await(async.evalsha(script.sha(), script.output(), keys, args), untilNanos);
+			return (T) await(async.dispatch(CommandType.EVALSHA, output(script), new ScriptArguments(script.sha(), keys,
+					args)), untilNanos);
 		}
 		catch (RedisNoScriptException ex) {
 			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
-			return (T) await(async.eval(script.text(), script.output(), keys, args), untilNanos);
+			return (T) await(async.dispatch(CommandType.EVAL, output(script), new ScriptArguments(script.text(), keys,
+					args)), untilNanos);
 		}
+	}
+
+	/** A reply reader of the script's result type, as Lettuce's {@code evalsha} makes one. */
+	private static CommandOutput<Object, String, ?> output(LuaSources.Script<?> script) {
+		return script.output() == ScriptOutputType.MULTI ? new NestedMultiOutput<>(ScriptCodec.INSTANCE)
+				: new IntegerOutput<>(ScriptCodec.INSTANCE);
 	}
 
 	/**
