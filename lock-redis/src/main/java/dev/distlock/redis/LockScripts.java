@@ -171,17 +171,23 @@ final class LockScripts implements AutoCloseable {
 			ids.index(List.of(request), until);
 			redisKeys = key.scriptKeys(6);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					stayMillis(queueStay), attemptArg(attempt), grantChannel,
+					stayMillis(queueStay), grantChannel, attemptArg(attempt),
 					request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
 		}
 		else if (queueStay.isZero()) {
 			redisKeys = key.scriptKeys(2);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()) };
 		}
+		else if (attempt == 0) {
+			// The first queued attempt leaves its number out (the script reads '0'): one argument fewer on the server.
+			redisKeys = key.scriptKeys(5);
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
+					stayMillis(queueStay), grantChannel };
+		}
 		else {
 			redisKeys = key.scriptKeys(5);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					stayMillis(queueStay), attemptArg(attempt), grantChannel };
+					stayMillis(queueStay), grantChannel, attemptArg(attempt) };
 		}
 		List<?> reply = run(LuaSources.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
@@ -443,8 +449,10 @@ final class LockScripts implements AutoCloseable {
 						new String[] { token, redisKeys.released(), byId ? "1" : "0",
 								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
-				: run(LuaSources.RELEASE, redisKeys.scriptKeys(6),
-						new String[] { token, handsOff, retentionMillis, queueStayMillis,
+				: run(LuaSources.RELEASE, redisKeys.scriptKeys(6), lockId == null && !noExpiry && !withdraw
+						// A plain lock's release leaves out the three '0's (the script reads them so).
+						? new String[] { token, handsOff, retentionMillis, queueStayMillis }
+						: new String[] { token, handsOff, retentionMillis, queueStayMillis,
 								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0", withdraw ? "1" : "0" },
 						until);
 		if (lockId != null) {
@@ -766,7 +774,7 @@ final class LockScripts implements AutoCloseable {
 		return queueStay.equals(RedisKeys.QUEUE_STAY) ? queueStayMillis : String.valueOf(queueStay.toMillis());
 	}
 
-	/** {@code acquire.lua}'s ARGV[6]: the queued attempt's number, the first few formatted once. */
+	/** {@code acquire.lua}'s ARGV[7]: the queued attempt's number, the first few formatted once. */
 	private static String attemptArg(int attempt) {
 		return attempt < ATTEMPTS.length ? ATTEMPTS[attempt] : String.valueOf(attempt);
 	}
