@@ -23,6 +23,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.NestedMultiOutput;
@@ -86,9 +87,9 @@ final class LockScripts implements AutoCloseable {
 
 	private final Object connectionLock = new Object();
 
-	private volatile @Nullable RedisClusterAsyncCommands<Object, String> commands;
+	private volatile @Nullable RedisClusterAsyncCommands<String, String> commands;
 
-	private volatile @Nullable StatefulConnection<Object, String> connection;
+	private volatile @Nullable StatefulConnection<String, String> connection;
 
 	private volatile boolean templateOnly;
 
@@ -499,13 +500,10 @@ final class LockScripts implements AutoCloseable {
 	 */
 	@SuppressWarnings("unchecked")
 	<T> @Nullable T run(LuaSources.Script<T> script, Object[] keys, String[] args, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
-			List<String> names = new ArrayList<>(keys.length);
-			for (Object key : keys) {
-				names.add(key.toString()); // a derived key's name, built only on this path
-			}
-			return template.execute(script.spring(), names, (Object[]) args);
+			// The derived keys' names are built only on this path.
+			return template.execute(script.spring(), ScriptArguments.names(keys), (Object[]) args);
 		}
 		try {
 			return (T) await(async.dispatch(CommandType.EVALSHA, output(script), new ScriptArguments(script.sha(), keys,
@@ -519,9 +517,9 @@ final class LockScripts implements AutoCloseable {
 	}
 
 	/** A reply reader of the script's result type, as Lettuce's {@code evalsha} makes one. */
-	private static CommandOutput<Object, String, ?> output(LuaSources.Script<?> script) {
-		return script.output() == ScriptOutputType.MULTI ? new NestedMultiOutput<>(ScriptCodec.INSTANCE)
-				: new IntegerOutput<>(ScriptCodec.INSTANCE);
+	private static CommandOutput<String, String, ?> output(LuaSources.Script<?> script) {
+		return script.output() == ScriptOutputType.MULTI ? new NestedMultiOutput<>(StringCodec.UTF8)
+				: new IntegerOutput<>(StringCodec.UTF8);
 	}
 
 	/**
@@ -529,7 +527,7 @@ final class LockScripts implements AutoCloseable {
 	 * index with their scores (write times, server microseconds), newest first across the keys.
 	 */
 	List<Map.Entry<String, Double>> newestFirst(List<String> indexKeys, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		List<Map.Entry<String, Double>> entries = new ArrayList<>();
 		if (async == null) {
 			for (String indexKey : indexKeys) {
@@ -559,7 +557,7 @@ final class LockScripts implements AutoCloseable {
 	 * {@code ZREM key members...} on each key (sent together, one round trip): drops entries from a lock ID's index.
 	 */
 	void unindex(List<String> indexKeys, List<String> members, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
 			indexKeys.forEach(indexKey -> template.opsForZSet().remove(indexKey, members.toArray()));
 			return;
@@ -581,15 +579,15 @@ final class LockScripts implements AutoCloseable {
 	 * @throws LockStoreException if the scripts run through the template, whose connection for a call is not known
 	 */
 	long waitForReplicas(String redisKey, int replicas, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
 			throw new LockStoreException(null, "Replica acknowledgement needs the provider's own Lettuce connection "
 					+ "(a LettuceConnectionFactory whose client has a default URI, or a cluster)", null);
 		}
 		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNanos - System.nanoTime()) * 9 / 10);
-		BaseRedisAsyncCommands<Object, String> target = async;
-		StatefulConnection<Object, String> open = connection;
-		if (open instanceof StatefulRedisClusterConnection<Object, String> cluster) {
+		BaseRedisAsyncCommands<String, String> target = async;
+		StatefulConnection<String, String> open = connection;
+		if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
 			RedisURI master = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey)).getUri();
 			// Slot-routed commands use the node connection keyed by host and port: the same one EVALSHA went over.
 			target = cluster.getConnection(master.getHost(), master.getPort()).async();
@@ -675,7 +673,7 @@ final class LockScripts implements AutoCloseable {
 	@Override
 	public void close() {
 		cleanup.close();
-		StatefulConnection<Object, String> open;
+		StatefulConnection<String, String> open;
 		synchronized (connectionLock) {
 			templateOnly = true;
 			commands = null;
@@ -687,8 +685,8 @@ final class LockScripts implements AutoCloseable {
 		}
 	}
 
-	private @Nullable RedisClusterAsyncCommands<Object, String> commands() {
-		RedisClusterAsyncCommands<Object, String> sync = commands;
+	private @Nullable RedisClusterAsyncCommands<String, String> commands() {
+		RedisClusterAsyncCommands<String, String> sync = commands;
 		if (sync != null || templateOnly) {
 			return sync;
 		}
@@ -717,16 +715,16 @@ final class LockScripts implements AutoCloseable {
 		catch (IllegalStateException ex) {
 			return; // factory not started yet: this call goes through the template, which starts or fails it
 		}
-		StatefulConnection<Object, String> opened;
-		RedisClusterAsyncCommands<Object, String> sync;
+		StatefulConnection<String, String> opened;
+		RedisClusterAsyncCommands<String, String> sync;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
-				StatefulRedisClusterConnection<Object, String> clusterConnection = cluster.connect(ScriptCodec.INSTANCE);
+				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
 				sync = clusterConnection.async();
 				opened = clusterConnection;
 			}
 			else {
-				StatefulRedisConnection<Object, String> standalone = ((RedisClient) client).connect(ScriptCodec.INSTANCE);
+				StatefulRedisConnection<String, String> standalone = ((RedisClient) client).connect(StringCodec.UTF8);
 				sync = standalone.async();
 				opened = standalone;
 			}

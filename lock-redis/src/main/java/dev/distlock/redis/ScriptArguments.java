@@ -1,8 +1,11 @@
 package dev.distlock.redis;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -10,13 +13,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The arguments of one script call on the lock-script connection ({@code EVALSHA} or {@code EVAL}: the SHA or the
- * script, the number of keys, {@code KEYS}, {@code ARGV}), written straight to the wire as Redis bulk strings, each
- * key as {@link ScriptCodec} writes it. Lettuce's own {@link CommandArgs} makes an object per argument, grows its list
- * past ten (a waiting caller's acquire sends 14, every exclusive release 15) and copies each UTF-8 string through a
- * buffer of its own; the bytes sent are the same. Cluster routing reads the first key
- * ({@link #getFirstEncodedKey()}), as it does Lettuce's.
+ * script, the number of keys, {@code KEYS}, {@code ARGV}), written straight to the wire as Redis bulk strings in
+ * UTF-8. A key is a name, or a {@link RedisKeys.Suffix} standing for the first key's name followed by it
+ * ({@link RedisKeys.OfLock#scriptKeys(int)}), written as the bytes of the joined name without that name ever being
+ * built. Lettuce's own {@link CommandArgs} makes an object per argument, grows its list past ten (a waiting caller's
+ * acquire sends 13, every exclusive release 12 or more) and copies each UTF-8 string through a buffer of its own; the
+ * bytes sent are the same. Cluster routing reads the first key ({@link #getFirstEncodedKey()}), as it does
+ * Lettuce's.
  */
-final class ScriptArguments extends CommandArgs<Object, String> {
+final class ScriptArguments extends CommandArgs<String, String> {
 
 	private static final byte[] CRLF = { '\r', '\n' };
 
@@ -28,7 +33,7 @@ final class ScriptArguments extends CommandArgs<Object, String> {
 	private final String[] values;
 
 	ScriptArguments(String script, Object[] keys, String[] values) {
-		super(ScriptCodec.INSTANCE);
+		super(StringCodec.UTF8);
 		this.script = script;
 		this.keys = keys;
 		this.values = values;
@@ -46,11 +51,11 @@ final class ScriptArguments extends CommandArgs<Object, String> {
 		writeNumber(target, keys.length);
 		target.writeBytes(CRLF);
 		for (Object key : keys) {
-			if (key instanceof RedisKeys.Derived derived) {
-				byte[] suffix = derived.suffix().bytes();
-				writeLength(target, '$', ByteBufUtil.utf8Bytes(derived.lock()) + suffix.length);
-				ByteBufUtil.writeUtf8(target, derived.lock());
-				target.writeBytes(suffix);
+			if (key instanceof RedisKeys.Suffix suffix) {
+				String lock = (String) keys[0];
+				writeLength(target, '$', ByteBufUtil.utf8Bytes(lock) + suffix.bytes().length);
+				ByteBufUtil.writeUtf8(target, lock);
+				target.writeBytes(suffix.bytes());
 				target.writeBytes(CRLF);
 			}
 			else {
@@ -64,7 +69,7 @@ final class ScriptArguments extends CommandArgs<Object, String> {
 
 	@Override
 	public @Nullable ByteBuffer getFirstEncodedKey() {
-		return keys.length == 0 ? null : ScriptCodec.INSTANCE.encodeKey(keys[0]);
+		return keys.length == 0 ? null : StringCodec.UTF8.encodeKey((String) keys[0]);
 	}
 
 	@Override
@@ -79,12 +84,23 @@ final class ScriptArguments extends CommandArgs<Object, String> {
 
 	@Override
 	public String toCommandString() {
-		return script + " " + keys.length + " " + Arrays.toString(keys) + " " + Arrays.toString(values);
+		return script + " " + keys.length + " " + names(keys) + " " + Arrays.toString(values);
 	}
 
 	@Override
 	public String toString() {
 		return "ScriptArguments [" + toCommandString() + "]";
+	}
+
+	/**
+	 * The names of a script's keys, each suffix joined to the first key's name: for a connection that takes names.
+	 */
+	static List<String> names(Object[] keys) {
+		List<String> names = new ArrayList<>(keys.length);
+		for (Object key : keys) {
+			names.add(key instanceof RedisKeys.Suffix suffix ? keys[0] + suffix.text() : (String) key);
+		}
+		return names;
 	}
 
 	/** A bulk string: {@code $<UTF-8 length>\r\n<UTF-8 bytes>\r\n}, as {@code StringCodec.UTF8} writes the text. */
