@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -672,6 +673,13 @@ final class LockScripts implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		closeAsync();
+	}
+
+	/**
+	 * {@link #close()}, returning when the dedicated connection has closed.
+	 */
+	CompletableFuture<Void> closeAsync() {
 		cleanup.close();
 		StatefulConnection<String, String> open;
 		synchronized (connectionLock) {
@@ -680,9 +688,7 @@ final class LockScripts implements AutoCloseable {
 			open = connection;
 			connection = null;
 		}
-		if (open != null) {
-			open.closeAsync();
-		}
+		return open == null ? CompletableFuture.completedFuture(null) : open.closeAsync();
 	}
 
 	private @Nullable RedisClusterAsyncCommands<String, String> commands() {

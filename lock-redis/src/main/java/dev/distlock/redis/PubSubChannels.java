@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -159,6 +160,13 @@ final class PubSubChannels implements AutoCloseable {
 
 	@Override
 	public void close() {
+		closeAsync();
+	}
+
+	/**
+	 * {@link #close()}, returning when the subscription connection has closed.
+	 */
+	CompletableFuture<Void> closeAsync() {
 		StatefulRedisPubSubConnection<String, String> open;
 		synchronized (lock) {
 			closed = true;
@@ -171,9 +179,7 @@ final class PubSubChannels implements AutoCloseable {
 			channels.values().forEach(channel -> channel.listeners.forEach(Runnable::run));
 			channels.clear();
 		}
-		if (open != null) {
-			open.closeAsync();
-		}
+		return open == null ? CompletableFuture.completedFuture(null) : open.closeAsync();
 	}
 
 	private StatefulRedisPubSubConnection<String, String> connection() {

@@ -7,8 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -245,12 +248,26 @@ public final class RedisLockProvider
 	}
 
 	/**
-	 * Closes the release-signal subscription and the lock-script connection; the connection factory stays open.
+	 * Closes the release-signal subscription and the lock-script connection, and waits for them to close for at most
+	 * the command timeout; the connection factory stays open. Close the provider before the factory stops (the
+	 * starter does): a Lettuce client's shutdown waits for every connection opened on it, and once a cluster node has
+	 * died, a connection left to that shutdown can fail to finish closing, so the shutdown never returns.
 	 */
 	@Override
 	public void close() {
-		scripts.close();
-		channels.close();
+		CompletableFuture<Void> closed = CompletableFuture.allOf(scripts.closeAsync(), channels.closeAsync());
+		try {
+			closed.get(scripts.timeout().toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			logger.warn("Redis lock connections did not close within " + scripts.timeout());
+		}
+		catch (ExecutionException ex) {
+			logger.debug("Closing the Redis lock connections failed", ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	PubSubChannels channels() {

@@ -1,10 +1,12 @@
 package dev.distlock.autoconfigure;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -35,6 +37,42 @@ public final class RedisLockAutoConfiguration {
 				LockPropertyValues.text("redis.namespace", redis.getNamespace()), redis.isPubSub(),
 				redis.getFenceRetention(), redis.getReplicaAcks()));
 		return new RedisLockProvider(connectionFactory, settings);
+	}
+
+	/**
+	 * Closes the provider's own connections once the held locks are released ({@link LockShutdown}) and before the
+	 * connection factory stops (phase 0): the Lettuce client's shutdown waits for every connection opened on it, and
+	 * after a cluster node died it once waited forever for the provider's lock-script connection.
+	 */
+	@Bean
+	@ConditionalOnBean(RedisLockProvider.class)
+	SmartLifecycle redisLockProviderStop(RedisLockProvider provider) {
+		return new SmartLifecycle() {
+
+			private volatile boolean running;
+
+			@Override
+			public void start() {
+				running = true;
+			}
+
+			@Override
+			public void stop() {
+				running = false;
+				provider.close();
+			}
+
+			@Override
+			public boolean isRunning() {
+				return running;
+			}
+
+			@Override
+			public int getPhase() {
+				return LockShutdown.PHASE - 1;
+			}
+
+		};
 	}
 
 }

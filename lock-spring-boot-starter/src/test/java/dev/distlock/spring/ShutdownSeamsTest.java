@@ -1,6 +1,7 @@
 package dev.distlock.spring;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -12,8 +13,11 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.types.RedisClientInfo;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.RedisLockAutoConfiguration;
@@ -113,6 +117,64 @@ class ShutdownSeamsTest {
 			}
 		}
 		assertThat(returned.await(10, TimeUnit.SECONDS)).as("the annotated call returned once its body ended").isTrue();
+	}
+
+	@Test
+	void theProvidersOwnConnectionsAreClosedBeforeTheConnectionFactoryStops() {
+		FactoryStopProbe probe = new FactoryStopProbe();
+		runner.withBean(FactoryStopProbe.class, () -> probe).run(context -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			template.acquire("shutdown:connections", LockOptions.builder().timeout(Duration.ofSeconds(30)).build())
+				.release();
+			assertThat(lastCommands()).as("the lock-script connection is open before the close")
+				.anyMatch(command -> command.startsWith("eval"));
+
+			context.close();
+
+			assertThat(probe.seen).as("last commands of the server's clients just before the factory stopped")
+				.isNotNull()
+				.noneMatch(command -> command.startsWith("eval"));
+		});
+	}
+
+	/**
+	 * The last command of each client connected to the test's server, the asking connection included: the provider's
+	 * lock-script connection is the one whose last command is a script ({@code eval} or {@code evalsha}).
+	 */
+	private static List<String> lastCommands() {
+		List<RedisClientInfo> clients = store
+			.execute((RedisCallback<List<RedisClientInfo>>) c -> c.serverCommands().getClientList());
+		return clients.stream().map(client -> client.get("cmd")).toList();
+	}
+
+	/** Stops just before the connection factory (phase 0) and records what the server's clients last ran. */
+	static class FactoryStopProbe implements SmartLifecycle {
+
+		private volatile boolean running;
+
+		volatile List<String> seen;
+
+		@Override
+		public void start() {
+			running = true;
+		}
+
+		@Override
+		public void stop() {
+			running = false;
+			seen = lastCommands();
+		}
+
+		@Override
+		public boolean isRunning() {
+			return running;
+		}
+
+		@Override
+		public int getPhase() {
+			return 1;
+		}
+
 	}
 
 	private static void assertGone(String redisKey) throws InterruptedException {
