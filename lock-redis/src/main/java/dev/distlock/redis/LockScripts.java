@@ -16,6 +16,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -23,6 +24,11 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -46,7 +52,8 @@ import org.springframework.data.redis.core.ZSetOperations;
  * <p>With a Lettuce factory the scripts go over one dedicated connection of the factory's own client (standalone,
  * Sentinel or cluster), EVALSHA first and EVAL once on NOSCRIPT: a Spring template call costs a new connection
  * wrapper, serializers and transaction-synchronisation lookups per call, which was half the client CPU of an
- * uncontended cycle. Other factories, and a Lettuce client without a default URI, go through the template.
+ * uncontended cycle; the arguments of each call are written by {@link ScriptArguments}. Other factories, and a Lettuce
+ * client without a default URI, go through the template.
  * <p>Every call on the dedicated connection has its own deadline: the lease it serves, never below a healthy round trip
  * on a loaded machine ({@link #MIN_DEADLINE}) nor above the command timeout, enforced by the call's own wait (the
  * connection runs no Lettuce timer per command: the wait ends a command that missed its deadline, so a command queued
@@ -81,9 +88,9 @@ final class LockScripts implements AutoCloseable {
 
 	private final Object connectionLock = new Object();
 
-	private volatile @Nullable RedisClusterAsyncCommands<Object, String> commands;
+	private volatile @Nullable RedisClusterAsyncCommands<String, String> commands;
 
-	private volatile @Nullable StatefulConnection<Object, String> connection;
+	private volatile @Nullable StatefulConnection<String, String> connection;
 
 	private volatile boolean templateOnly;
 
@@ -166,17 +173,23 @@ final class LockScripts implements AutoCloseable {
 			ids.index(List.of(request), until);
 			redisKeys = key.scriptKeys(6);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					stayMillis(queueStay), attemptArg(attempt), grantChannel,
+					stayMillis(queueStay), grantChannel, attemptArg(attempt),
 					request.lockId() != null ? request.lockId() : "", request.noExpiry() ? "1" : "0" };
 		}
 		else if (queueStay.isZero()) {
 			redisKeys = key.scriptKeys(2);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()) };
 		}
+		else if (attempt == 0) {
+			// The first queued attempt leaves its number out (the script reads '0'): one argument fewer on the server.
+			redisKeys = key.scriptKeys(5);
+			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
+					stayMillis(queueStay), grantChannel };
+		}
 		else {
 			redisKeys = key.scriptKeys(5);
 			args = new String[] { request.token(), lease.millis(), lease.fenceTtl(), holder(request.owner()),
-					stayMillis(queueStay), attemptArg(attempt), grantChannel };
+					stayMillis(queueStay), grantChannel, attemptArg(attempt) };
 		}
 		List<?> reply = run(LuaSources.ACQUIRE, redisKeys, args, until);
 		long[] result = { number(reply, 0), number(reply, 1) };
@@ -438,8 +451,10 @@ final class LockScripts implements AutoCloseable {
 						new String[] { token, redisKeys.released(), byId ? "1" : "0",
 								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
-				: run(LuaSources.RELEASE, redisKeys.scriptKeys(6),
-						new String[] { token, handsOff, retentionMillis, queueStayMillis,
+				: run(LuaSources.RELEASE, redisKeys.scriptKeys(6), lockId == null && !noExpiry && !withdraw
+						// A plain lock's release leaves out the three '0's (the script reads them so).
+						? new String[] { token, handsOff, retentionMillis, queueStayMillis }
+						: new String[] { token, handsOff, retentionMillis, queueStayMillis,
 								byId ? "2" : lockId != null ? "1" : "0", noExpiry ? "1" : "0", withdraw ? "1" : "0" },
 						until);
 		if (lockId != null) {
@@ -486,21 +501,26 @@ final class LockScripts implements AutoCloseable {
 	 */
 	@SuppressWarnings("unchecked")
 	<T> @Nullable T run(LuaSources.Script<T> script, Object[] keys, String[] args, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
-			List<String> names = new ArrayList<>(keys.length);
-			for (Object key : keys) {
-				names.add(key.toString()); // a derived key's name, built only on this path
-			}
-			return template.execute(script.spring(), names, (Object[]) args);
+			// The derived keys' names are built only on this path.
+			return template.execute(script.spring(), ScriptArguments.names(keys), (Object[]) args);
 		}
 		try {
-			return (T) await(async.evalsha(script.sha(), script.output(), keys, args), untilNanos);
+			return (T) await(async.dispatch(CommandType.EVALSHA, output(script), new ScriptArguments(script.sha(), keys,
+					args)), untilNanos);
 		}
 		catch (RedisNoScriptException ex) {
 			// The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
-			return (T) await(async.eval(script.text(), script.output(), keys, args), untilNanos);
+			return (T) await(async.dispatch(CommandType.EVAL, output(script), new ScriptArguments(script.text(), keys,
+					args)), untilNanos);
 		}
+	}
+
+	/** A reply reader of the script's result type, as Lettuce's {@code evalsha} makes one. */
+	private static CommandOutput<String, String, ?> output(LuaSources.Script<?> script) {
+		return script.output() == ScriptOutputType.MULTI ? new NestedMultiOutput<>(StringCodec.UTF8)
+				: new IntegerOutput<>(StringCodec.UTF8);
 	}
 
 	/**
@@ -508,7 +528,7 @@ final class LockScripts implements AutoCloseable {
 	 * index with their scores (write times, server microseconds), newest first across the keys.
 	 */
 	List<Map.Entry<String, Double>> newestFirst(List<String> indexKeys, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		List<Map.Entry<String, Double>> entries = new ArrayList<>();
 		if (async == null) {
 			for (String indexKey : indexKeys) {
@@ -538,7 +558,7 @@ final class LockScripts implements AutoCloseable {
 	 * {@code ZREM key members...} on each key (sent together, one round trip): drops entries from a lock ID's index.
 	 */
 	void unindex(List<String> indexKeys, List<String> members, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
 			indexKeys.forEach(indexKey -> template.opsForZSet().remove(indexKey, members.toArray()));
 			return;
@@ -560,15 +580,15 @@ final class LockScripts implements AutoCloseable {
 	 * @throws LockStoreException if the scripts run through the template, whose connection for a call is not known
 	 */
 	long waitForReplicas(String redisKey, int replicas, long untilNanos) {
-		RedisClusterAsyncCommands<Object, String> async = commands();
+		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
 			throw new LockStoreException(null, "Replica acknowledgement needs the provider's own Lettuce connection "
 					+ "(a LettuceConnectionFactory whose client has a default URI, or a cluster)", null);
 		}
 		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilNanos - System.nanoTime()) * 9 / 10);
-		BaseRedisAsyncCommands<Object, String> target = async;
-		StatefulConnection<Object, String> open = connection;
-		if (open instanceof StatefulRedisClusterConnection<Object, String> cluster) {
+		BaseRedisAsyncCommands<String, String> target = async;
+		StatefulConnection<String, String> open = connection;
+		if (open instanceof StatefulRedisClusterConnection<String, String> cluster) {
 			RedisURI master = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey)).getUri();
 			// Slot-routed commands use the node connection keyed by host and port: the same one EVALSHA went over.
 			target = cluster.getConnection(master.getHost(), master.getPort()).async();
@@ -661,7 +681,7 @@ final class LockScripts implements AutoCloseable {
 	 */
 	CompletableFuture<Void> closeAsync() {
 		cleanup.close();
-		StatefulConnection<Object, String> open;
+		StatefulConnection<String, String> open;
 		synchronized (connectionLock) {
 			templateOnly = true;
 			commands = null;
@@ -671,8 +691,8 @@ final class LockScripts implements AutoCloseable {
 		return open == null ? CompletableFuture.completedFuture(null) : open.closeAsync();
 	}
 
-	private @Nullable RedisClusterAsyncCommands<Object, String> commands() {
-		RedisClusterAsyncCommands<Object, String> sync = commands;
+	private @Nullable RedisClusterAsyncCommands<String, String> commands() {
+		RedisClusterAsyncCommands<String, String> sync = commands;
 		if (sync != null || templateOnly) {
 			return sync;
 		}
@@ -701,16 +721,16 @@ final class LockScripts implements AutoCloseable {
 		catch (IllegalStateException ex) {
 			return; // factory not started yet: this call goes through the template, which starts or fails it
 		}
-		StatefulConnection<Object, String> opened;
-		RedisClusterAsyncCommands<Object, String> sync;
+		StatefulConnection<String, String> opened;
+		RedisClusterAsyncCommands<String, String> sync;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
-				StatefulRedisClusterConnection<Object, String> clusterConnection = cluster.connect(ScriptCodec.INSTANCE);
+				StatefulRedisClusterConnection<String, String> clusterConnection = cluster.connect(StringCodec.UTF8);
 				sync = clusterConnection.async();
 				opened = clusterConnection;
 			}
 			else {
-				StatefulRedisConnection<Object, String> standalone = ((RedisClient) client).connect(ScriptCodec.INSTANCE);
+				StatefulRedisConnection<String, String> standalone = ((RedisClient) client).connect(StringCodec.UTF8);
 				sync = standalone.async();
 				opened = standalone;
 			}
@@ -758,7 +778,7 @@ final class LockScripts implements AutoCloseable {
 		return queueStay.equals(RedisKeys.QUEUE_STAY) ? queueStayMillis : String.valueOf(queueStay.toMillis());
 	}
 
-	/** {@code acquire.lua}'s ARGV[6]: the queued attempt's number, the first few formatted once. */
+	/** {@code acquire.lua}'s ARGV[7]: the queued attempt's number, the first few formatted once. */
 	private static String attemptArg(int attempt) {
 		return attempt < ATTEMPTS.length ? ATTEMPTS[attempt] : String.valueOf(attempt);
 	}

@@ -160,15 +160,14 @@ final class RedisKeys {
 
 		/**
 		 * The first {@code count} of lock, fence, waiting mark, queue, waiters and ids, as the lock-script connection
-		 * writes them ({@link ScriptCodec}: all but the lock as {@link Derived} keys, whose names are never built):
+		 * writes them ({@link ScriptArguments}): the lock's name, then the {@link Suffix} of each other key, which
+		 * stands for the lock's name followed by it, so those names are never built:
 		 * the {@code KEYS} of {@code acquire.lua} (2, 5 or 6) and of {@code release.lua} (6).
 		 */
 		Object[] scriptKeys(int count) {
 			Object[] keys = new Object[count];
 			keys[0] = lock;
-			for (int i = 1; i < count; i++) {
-				keys[i] = new Derived(lock, SCRIPT_ORDER[i - 1]);
-			}
+			System.arraycopy(SCRIPT_ORDER, 0, keys, 1, count - 1);
 			return keys;
 		}
 
@@ -210,21 +209,9 @@ final class RedisKeys {
 	}
 
 	/**
-	 * A Redis key of a lock other than the lock itself, its lock's name and a suffix, as the lock-script connection
-	 * writes it ({@link ScriptCodec}); {@link #toString()} builds the name, for any other connection.
-	 */
-	record Derived(String lock, Suffix suffix) {
-
-		@Override
-		public String toString() {
-			return lock + suffix.text();
-		}
-
-	}
-
-	/**
 	 * The suffixes of a lock's other keys, with their bytes (ASCII, so the UTF-8 of the joined name is the lock's
-	 * followed by these).
+	 * followed by these). In a script's keys ({@link OfLock#scriptKeys(int)}) a suffix stands for the first key's name
+	 * followed by it.
 	 */
 	enum Suffix {
 

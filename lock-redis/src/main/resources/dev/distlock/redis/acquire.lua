@@ -25,9 +25,11 @@
 -- ttl ms or -1, renewed ms or '', mode])
 -- ARGV[1] owner token, ARGV[2] lease ms (the provisional lease without expiry), ARGV[3] fence hash TTL ms, ARGV[4] the
 -- holder, '<owner name>\n<host>' (neither has control characters); with 5 or 6 KEYS also ARGV[5] how long the queue
--- entry stays valid in ms ('0': do not queue), ARGV[6] the caller's queued-attempt number (from 0), echoed in the
--- hand-off message, ARGV[7] the caller's grant channel, where release.lua publishes the hand-off ('' without
--- pub/sub); with 6 KEYS also ARGV[8] the lock ID ('' none), ARGV[9] '1' for no expiry. A lock without expiry is
+-- entry stays valid in ms ('0': do not queue), ARGV[6] the caller's grant channel, where release.lua publishes the
+-- hand-off ('' without pub/sub), ARGV[7] the caller's queued-attempt number (from 0), echoed in the hand-off message,
+-- left out for the first (with 5 KEYS, '0' then: one argument fewer for the server to take in on every waiting
+-- caller's first attempt, which usually wins); with 6 KEYS also ARGV[8] the lock ID ('' none), ARGV[9] '1' for no
+-- expiry. A lock without expiry is
 -- granted with a provisional lease (ARGV[2], twice the attempt's bound): lasting.lua, sent once the caller has this
 -- reply, takes it away, so a grant whose reply nobody got ends by itself.
 -- Returns {1, fencing token} if acquired now; {2, fencing token} if this token already holds the lock (a hand-off
@@ -68,7 +70,7 @@ if granted then
 			redis.call('PEXPIRE', KEYS[6], ARGV[3])
 		end
 	end
-	if #KEYS >= 5 and ARGV[6] ~= '0' then -- an earlier attempt of this caller queued: leave the queue
+	if ARGV[7] and ARGV[7] ~= '0' then -- an earlier attempt of this caller queued: leave the queue
 		redis.call('ZREM', KEYS[4], ARGV[1])
 		redis.call('HDEL', KEYS[5], ARGV[1])
 	end
@@ -117,8 +119,8 @@ if #KEYS >= 5 and ARGV[5] ~= '0' then
 	local now = t[1] * 1000 + math.floor(t[2] / 1000)
 	local owner, host = string.match(ARGV[4], '^(.-)\n(.*)$')
 	redis.call('ZADD', KEYS[4], 'NX', now, ARGV[1])
-	redis.call('HSET', KEYS[5], ARGV[1], cjson.encode({string.format('%.0f', now + tonumber(ARGV[5])), ARGV[6],
-		ARGV[2], owner, host, ARGV[7], ARGV[8] or '', ARGV[9] or '0'}))
+	redis.call('HSET', KEYS[5], ARGV[1], cjson.encode({string.format('%.0f', now + tonumber(ARGV[5])),
+		ARGV[7] or '0', ARGV[2], owner, host, ARGV[6], ARGV[8] or '', ARGV[9] or '0'}))
 	-- Every entry's deadline is at most ARGV[5] from now, so an abandoned queue disappears with its last entry.
 	redis.call('PEXPIRE', KEYS[4], ARGV[5])
 	redis.call('PEXPIRE', KEYS[5], ARGV[5])

@@ -24,20 +24,23 @@
 -- ARGV[1] owner token, ARGV[2] '1' when this client tells waiters over pub/sub (and hands off), else '0',
 -- ARGV[3] fence retention ms, ARGV[4] how long a queue entry stays valid in ms (the mark is set again for it after a
 -- hand-off, as more waiters may be queued), ARGV[5] '1' when the lock was taken under a lock ID, '2' when it is
--- released by ID, else '0', ARGV[6] '1' when the lock may have no expiry (it was taken without, or is released by ID)
+-- released by ID, else '0', ARGV[6] '1' when the lock may have no expiry (it was taken without, or is released by ID),
+-- ARGV[7] '1' for the cleanup of a caller that has gone (its queue entry is withdrawn first); ARGV[5] to ARGV[7] are
+-- left out when all three are '0' (a handle's release of a plain lock: three arguments fewer for the server to take in)
 -- Returns 1 if the lock was released or passed on (now or by an earlier run of this release), 0 if the token did
 -- not hold it.
 local t
+local idMode = ARGV[5] or '0'
 if ARGV[7] == '1' then
 	redis.call('ZREM', KEYS[4], ARGV[1])
 	redis.call('HDEL', KEYS[5], ARGV[1])
 end
-if ARGV[5] ~= '0' then
+if idMode ~= '0' then
 	t = redis.call('TIME')
 	redis.call('HDEL', KEYS[6], ARGV[1])
 	expireIdsWithLongestRecord(KEYS[6], tonumber(ARGV[3]), t[1] * 1000 + math.floor(t[2] / 1000))
 end
-local member = ARGV[5] == '2' and ARGV[1] .. ' unlocked' or ARGV[1]
+local member = idMode == '2' and ARGV[1] .. ' unlocked' or ARGV[1]
 -- pcall: after a takeover the key may be a shared-holder set, where GET answers WRONGTYPE; that is "not ours".
 if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
 	if redis.call('HGET', KEYS[2], 'r') == member then

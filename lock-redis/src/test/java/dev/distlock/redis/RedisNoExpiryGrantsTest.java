@@ -60,7 +60,7 @@ class RedisNoExpiryGrantsTest {
 		// What a caller that died before the reply leaves: acquire.lua ran, lasting.lua never did.
 		List<?> reply = server.redis().execute(LuaSources.ACQUIRE.spring(),
 				List.of(lock, keys.fence(), keys.waiting(), keys.queue(), keys.waiters(), keys.ids()),
-				"t-orphan", "1000", "1000", "o\nh", "0", "0", "", "job", "1");
+				"t-orphan", "1000", "1000", "o\nh", "0", "", "0", "job", "1");
 		assertThat(reply.get(0)).isEqualTo(1L);
 		assertThat(server.redis().getExpire(lock, TimeUnit.MILLISECONDS)).isBetween(1L, 1000L);
 		assertThat(server.redis().getExpire(keys.ids())).isNotEqualTo(-1L);
