@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A release that another thread's interrupt cuts short, again and again (a storm of interrupts), still reaches the
- * store: it is run again, uninterrupted, a bounded number of times, and the caller's interrupt status is kept.
+ * store: it is run again, uninterrupted, a bounded number of times, and the caller's interrupt status is kept; past
+ * that bound the caller gets a typed error and the template runs the release again later ({@link FailedReleaseRetryTest}).
  */
 class ReleaseUnderInterruptsTest {
 
@@ -54,7 +55,7 @@ class ReleaseUnderInterruptsTest {
 		assertThat(Thread.interrupted()).isTrue();
 		assertThat(releaseCalls).hasValue(3);
 		cutShort.set(0);
-		assertThat(store.isLocked("storm")).as("held until its lease ends, as after any failed release").isTrue();
+		assertThat(store.isLocked("storm")).as("held until the template runs the release again in the background (FailedReleaseRetryTest)").isTrue();
 	}
 
 	/** The in-memory store, whose release is cut short by an interrupt while {@link #cutShort} is above zero. */

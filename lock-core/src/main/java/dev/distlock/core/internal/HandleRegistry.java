@@ -180,7 +180,14 @@ public final class HandleRegistry implements AutoCloseable {
 
 	/** A handle's release failed. */
 	void releaseFailed(LeaseHandle handle, DistributedLockException error) {
-		if (!handle.isHeld()) { // a release the store could not take leaves the handle held, to be retried
+		if (handle.isHeld()) {
+			// A release the store could not take leaves the handle held: the watchdog runs it again, every third of
+			// the lease (at most every holder-check interval), or every holder-check interval without expiry.
+			long every = holderCheckInterval.toNanos();
+			watchdog.retryRelease(handle,
+					handle.expires() ? Math.min(every, Watchdog.renewIntervalNanos(handle.timeout())) : every);
+		}
+		else {
 			held.remove(handle);
 		}
 		listeners.onReleaseFailed(handle, error);

@@ -34,7 +34,8 @@ import dev.distlock.core.spi.LockRequest;
  * <li>The {@link Watchdog}'s sweep finds the handle due (its interval and due time are kept here) and hands a tick
  * to the renewal pool, which renews the handle here (or, for a lock without expiry, checks that the store still holds
  * it); at most one renewal runs at a time, so a renewal stuck in the store is not stacked with more. A release or a
- * loss stops the ticks by writing this handle alone.</li>
+ * loss stops the ticks by writing this handle alone. A release the store could not take leaves the handle held and
+ * makes its ticks run the release again until it lands, or the lease runs out.</li>
  * <li>Its calls on the provider lease (extend, renewal, holder check, release) are each named for
  * {@link StoreErrors}; a release reaches the store even when the caller was interrupted in the body, and before the
  * minimum hold has passed it shortens the lease to the rest of the hold instead of releasing.</li>
@@ -54,6 +55,18 @@ public final class LeaseHandle implements LockHandle {
 	private enum State {
 
 		HELD, RELEASED, LOST
+
+	}
+
+	/** What a watchdog tick does for this handle. */
+	private enum Tick {
+
+		/** Extends the lease (auto-renew). */
+		RENEW,
+		/** Asks the store whether it still holds a lock without expiry. */
+		CHECK_HOLDER,
+		/** Runs again a release the store could not take. */
+		RELEASE
 
 	}
 
@@ -104,13 +117,14 @@ public final class LeaseHandle implements LockHandle {
 	private final StoreErrors store;
 
 	/**
-	 * How often the watchdog renews the lease (auto-renew) or checks the holder (no expiry), in nanoseconds; 0 when it
-	 * does neither, or no more (released, lost, or a store that cannot be asked).
+	 * How often the watchdog renews the lease (auto-renew), checks the holder (no expiry) or runs a failed release
+	 * again, in nanoseconds; 0 when it does none of these, or no more (released, lost, or a store that cannot be
+	 * asked). Written after {@link #tick} and {@link #dueNanos}, read before them.
 	 */
 	private volatile long tickNanos;
 
-	/** Whether a tick renews the lease (else it checks the holder). */
-	private boolean renews;
+	/** What a tick does. */
+	private Tick tick = Tick.RENEW;
 
 	/** When the next tick is due, by the nano clock; moved only by the watchdog's sweep once the handle is watched. */
 	private long dueNanos;
@@ -402,10 +416,27 @@ public final class LeaseHandle implements LockHandle {
 	 * @return when the first tick is due
 	 */
 	long tickEvery(long everyNanos, boolean renewsLease) {
-		this.renews = renewsLease;
+		this.tick = renewsLease ? Tick.RENEW : Tick.CHECK_HOLDER;
 		this.dueNanos = acquiredNanos + everyNanos;
 		this.tickNanos = releasedOrLost() ? 0 : everyNanos;
 		return dueNanos;
+	}
+
+	/**
+	 * Makes the watchdog run this handle's release again every {@code everyNanos}, the first an interval from now,
+	 * after a release the store could not take (see {@link #releaseAgain}).
+	 * @return when the first run is due
+	 */
+	long releaseEvery(long everyNanos) {
+		this.tick = Tick.RELEASE;
+		this.dueNanos = nanoClock.getAsLong() + everyNanos;
+		this.tickNanos = releasedOrLost() ? 0 : everyNanos;
+		return dueNanos;
+	}
+
+	/** Whether the lock has a lease (false for one without expiry): a failed release is then retried until it ends. */
+	boolean expires() {
+		return expires;
 	}
 
 	/** The watchdog's interval for this handle, 0 when it does not tick (any more). */
@@ -432,14 +463,13 @@ public final class LeaseHandle implements LockHandle {
 		return !releasedOrLost() && tickNanos != 0 && RENEWING.compareAndSet(this, false, true);
 	}
 
-	/** Runs a claimed tick: a renewal, or a holder check for a lock without expiry. */
+	/** Runs a claimed tick: a renewal, a holder check for a lock without expiry, or a failed release again. */
 	void runTick(long everyNanos) {
 		try {
-			if (renews) {
-				renewOnce(everyNanos);
-			}
-			else {
-				checkHolder();
+			switch (tick) {
+				case RENEW -> renewOnce(everyNanos);
+				case CHECK_HOLDER -> checkHolder();
+				case RELEASE -> releaseAgain();
 			}
 		}
 		finally {
@@ -505,6 +535,43 @@ public final class LeaseHandle implements LockHandle {
 			else {
 				logger.debug("Renewal of lock '" + key() + "' failed; retrying on the next tick", ex);
 			}
+		}
+	}
+
+	/**
+	 * One more run of a release the store could not take (its caller got a {@link LockReleaseException} and the handle
+	 * stayed held): the lock is freed as soon as the store answers, instead of staying there for the rest of its lease,
+	 * or for good without expiry, because the store failed once at release (a network blip, a failover, a storm of
+	 * interrupts). The runs stop once the handle is no longer held: released (here, or by its caller again), lost, or
+	 * its lease run out, when the store has let the lock go by itself. Listeners hear the release or the loss, not each
+	 * failed run; a store error waits for the next run.
+	 */
+	private void releaseAgain() {
+		if (!isHeld()) {
+			cancelRenewal();
+			return;
+		}
+		if (!STATE.compareAndSet(this, State.HELD, State.RELEASED)) {
+			return;
+		}
+		long heldNanos = nanoClock.getAsLong() - acquiredNanos;
+		boolean released;
+		try {
+			released = releaseInStore(heldNanos);
+		}
+		catch (LockStoreException ex) {
+			STATE.compareAndSet(this, State.RELEASED, State.HELD);
+			logger.debug("Release of lock '" + key() + "' failed again; running it again on the next tick", ex);
+			return;
+		}
+		cancelRenewal();
+		if (released) {
+			registry.released(this, heldNanos);
+		}
+		else {
+			state = State.LOST;
+			sendLost(new LockLostException(key(), "Lock '" + key() + "' was no longer held under this owner token "
+					+ "when its failed release was run again", null));
 		}
 	}
 

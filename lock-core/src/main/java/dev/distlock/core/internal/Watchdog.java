@@ -103,8 +103,20 @@ public final class Watchdog implements AutoCloseable {
 		tick(handle, interval.toNanos(), false);
 	}
 
+	/**
+	 * Runs the handle's release again every {@code everyNanos}, after a release the store could not take, until it
+	 * lands or the handle is no longer held.
+	 */
+	public void retryRelease(LeaseHandle handle, long everyNanos) {
+		schedule(handle.releaseEvery(everyNanos), everyNanos);
+	}
+
 	private void tick(LeaseHandle handle, long everyNanos, boolean renews) {
-		long sweepAt = handle.tickEvery(everyNanos, renews) - early(everyNanos);
+		schedule(handle.tickEvery(everyNanos, renews), everyNanos);
+	}
+
+	private void schedule(long dueNanos, long everyNanos) {
+		long sweepAt = dueNanos - early(everyNanos);
 		// The usual case: a sweep is due no later than this handle; it will see the handle, which is in the set
 		// already (a sweep clears `pending` before it reads the set).
 		if (pending && sweepAt - pendingAtNanos >= 0) {
