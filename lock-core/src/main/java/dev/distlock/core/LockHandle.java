@@ -84,9 +84,9 @@ public interface LockHandle extends AutoCloseable {
 	 * Releases the lock. With a minimum hold that has not yet passed, the lease is shortened to end when it does.
 	 * When the store cannot be reached (a {@link LockReleaseException} caused by a {@link LockStoreException}), the
 	 * handle stays held and the template runs the release again in the background, every third of the lease (at most
-	 * every holder-check interval) or every holder-check interval for a lock without expiry, until it lands, the store
-	 * says the lock is no longer this owner's (then the handle is lost), or the lease runs out; calling this again
-	 * meanwhile is allowed.
+	 * every holder-check interval) or every holder-check interval for a lock without expiry, until it lands (listeners
+	 * then hear the release), the lease runs out, or the store says the lock is no longer this owner's (the runs end
+	 * quietly: the held-back first run may have landed); calling this again meanwhile is allowed.
 	 * @throws LockReleaseException if the handle is invalid or the store no longer held the lock for this token, or
 	 * could not be asked
 	 */

@@ -81,6 +81,7 @@ class FailedReleaseRetryTest {
 
 		storeDown.set(false);
 		awaitFree("job");
+		awaitEvents(2); // the listener hears the release just after the store freed the key
 		assertThat(handle.isHeld()).isFalse();
 		assertThat(new LockOperations(template).heldLocks()).isEmpty();
 		assertThat(events).as("listeners hear the caller's failed release, then the release that landed, once")
@@ -99,6 +100,7 @@ class FailedReleaseRetryTest {
 		awaitCalls(3);
 		storeDown.set(false);
 		awaitFree("forever");
+		awaitEvents(2); // the listener hears the release just after the store freed the key
 		assertThat(handle.isHeld()).isFalse();
 		assertThat(events).containsExactly("releaseFailed forever", "released forever");
 	}
@@ -111,6 +113,7 @@ class FailedReleaseRetryTest {
 		assertThat(Thread.interrupted()).as("the caller's interrupt is kept").isTrue();
 		interruptEveryRelease.set(false);
 		awaitFree("storm");
+		awaitEvents(2); // the listener hears the release just after the store freed the key
 		assertThat(events).containsExactly("releaseFailed storm", "released storm");
 	}
 
@@ -127,11 +130,12 @@ class FailedReleaseRetryTest {
 			assertThat(alreadyReleasedInTheBackground).hasMessageContaining("already released");
 		}
 		awaitFree("again");
+		awaitEvents(2); // the listener hears the release just after the store freed the key
 		assertThat(events).containsExactly("releaseFailed again", "released again");
 	}
 
 	@Test
-	void aBackgroundRunThatFindsAnotherHolderReportsTheLockLostAndLeavesTheirLock() throws Exception {
+	void aBackgroundRunThatFindsAnotherHolderEndsTheRunsWithoutALostSignalAndLeavesTheirLock() throws Exception {
 		LockHandle handle = template.acquire("taken", LockOptions.builder().timeout(Duration.ofMinutes(10)).build());
 		storeDown.set(true);
 		assertThatThrownBy(handle::release).isInstanceOf(LockReleaseException.class);
@@ -145,7 +149,9 @@ class FailedReleaseRetryTest {
 			Thread.sleep(10);
 		}
 		assertThat(handle.isHeld()).isFalse();
-		assertThat(events).containsExactly("releaseFailed taken", "lost taken");
+		assertThat(events).as("no lock-lost signal: the held-back first run may be what freed the key")
+			.containsExactly("releaseFailed taken");
+		assertThat(new LockOperations(template).heldLocks()).isEmpty();
 		assertThat(store.isLocked("taken")).as("the other holder's lock stays").isTrue();
 		assertThat(other.get().release()).isTrue();
 	}
@@ -175,6 +181,13 @@ class FailedReleaseRetryTest {
 			Thread.sleep(5);
 		}
 		assertThat(releaseCalls.get()).isGreaterThanOrEqualTo(atLeast);
+	}
+
+	private void awaitEvents(int count) throws InterruptedException {
+		long deadline = System.currentTimeMillis() + BOUND_MILLIS;
+		while (events.size() < count && System.currentTimeMillis() < deadline) {
+			Thread.sleep(5);
+		}
 	}
 
 	private void awaitFree(String key) throws InterruptedException {

@@ -193,6 +193,11 @@ public final class HandleRegistry implements AutoCloseable {
 		listeners.onReleaseFailed(handle, error);
 	}
 
+	/** A released handle that nobody is to hear of again (a failed release found nothing left to release). */
+	void forget(LeaseHandle handle) {
+		held.remove(handle);
+	}
+
 	/** The watchdog renewed a handle's lease. */
 	void renewed(LeaseHandle handle) {
 		listeners.onRenewed(handle);

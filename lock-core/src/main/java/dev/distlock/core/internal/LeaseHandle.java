@@ -543,8 +543,8 @@ public final class LeaseHandle implements LockHandle {
 	 * stayed held): the lock is freed as soon as the store answers, instead of staying there for the rest of its lease,
 	 * or for good without expiry, because the store failed once at release (a network blip, a failover, a storm of
 	 * interrupts). The runs stop once the handle is no longer held: released (here, or by its caller again), lost, or
-	 * its lease run out, when the store has let the lock go by itself. Listeners hear the release or the loss, not each
-	 * failed run; a store error waits for the next run.
+	 * its lease run out, when the store has let the lock go by itself, or the store no longer holding it under this
+	 * token. Listeners hear the release that lands, not each failed run; a store error waits for the next run.
 	 */
 	private void releaseAgain() {
 		if (!isHeld()) {
@@ -569,9 +569,12 @@ public final class LeaseHandle implements LockHandle {
 			registry.released(this, heldNanos);
 		}
 		else {
-			state = State.LOST;
-			sendLost(new LockLostException(key(), "Lock '" + key() + "' was no longer held under this owner token "
-					+ "when its failed release was run again", null));
+			// Not this token's any more: the held-back first run may have landed and another holder come and gone
+			// since, or the lock was lost during the outage. The caller has had its error; a lock-lost signal now
+			// could misreport a release that worked, so the runs just end, with nothing of this handle left.
+			logger.debug("Lock '" + key() + "' was no longer held under this owner token when its failed release was "
+					+ "run again; nothing left to release");
+			registry.forget(this);
 		}
 	}
 
