@@ -293,8 +293,8 @@ public final class LeaseHandle implements LockHandle {
 			released = releaseInStore(heldNanos);
 		}
 		catch (LockStoreException ex) {
-			// The store could not be asked: the lock may still be held there, so the handle stays held (until its
-			// lease runs out) and a later release can try again.
+			// The store could not be asked: the lock may still be held there, so the handle stays held, the watchdog
+			// runs the release again (releaseAgain, armed by the registry) and the caller may try again too.
 			STATE.compareAndSet(this, State.RELEASED, State.HELD);
 			LockReleaseException error = new LockReleaseException(key(), ex.getMessage(), ex);
 			registry.releaseFailed(this, error);
