@@ -328,8 +328,8 @@ final class LockStatements {
 
 	/**
 	 * The update and a NOTIFY per key row it wrote while someone may wait for the key, in one statement on PostgreSQL:
-	 * a data-modifying CTE runs exactly once, and the SELECT returns one row per row written (none when it wrote
-	 * none), calling {@code pg_notify} only where the row's {@code waiter_until} is live or ended less than
+	 * the update's {@code RETURNING} list is evaluated once per row written (never when it wrote none), on the row as
+	 * written, calling {@code pg_notify} only where the row's {@code waiter_until} is live or ended less than
 	 * {@link JdbcAcquisition#NOTIFY_GRACE} ago, delivered when the statement commits. Every waiter on PostgreSQL marks
 	 * waiter_until after each refusal (a writer's mark, a reader's mark) and waits no longer than that grace after
 	 * it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying transactions on one
@@ -342,12 +342,13 @@ final class LockStatements {
 		if (dialect != JdbcDialect.POSTGRESQL) {
 			return null;
 		}
+		// RETURNING rather than a data-modifying CTE read by a SELECT: the same rows and calls, without the CTE's
+		// tuplestore and scan on every release (issue 22).
 		String named = "waiter IS NOT NULL AND waiter_until > " + dialect.now();
-		return "WITH written AS (" + update + " RETURNING lock_key, waiter, waiter_until) SELECT CASE WHEN "
-				+ "waiter_until > " + dialect.now() + " - INTERVAL '" + JdbcAcquisition.NOTIFY_GRACE.toSeconds()
-				+ " seconds' THEN pg_notify(?, CASE WHEN " + named + " THEN waiter || chr("
-				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
-				+ " THEN waiter END FROM written";
+		return update + " RETURNING CASE WHEN waiter_until > " + dialect.now() + " - INTERVAL '"
+				+ JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN pg_notify(?, CASE WHEN " + named
+				+ " THEN waiter || chr(" + (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, "
+				+ "CASE WHEN " + named + " THEN waiter END";
 	}
 
 	JdbcDialect dialect() {
