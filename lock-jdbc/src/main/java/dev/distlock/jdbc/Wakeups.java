@@ -51,6 +51,9 @@ final class Wakeups implements AutoCloseable {
 
 		private final Semaphore signal = new Semaphore(0);
 
+		/** Whether a release named this waiter since {@link #namedSinceLastWait()} last asked. */
+		private volatile boolean named;
+
 		private Waiter(String key, String token) {
 			this.key = key;
 			this.token = token;
@@ -66,7 +69,20 @@ final class Wakeups implements AutoCloseable {
 			return signal.drainPermits() > 0 || woken;
 		}
 
-		private void wake() {
+		/**
+		 * Whether a wake-up since the last call named this waiter (a release that found its mark), rather than every
+		 * waiter of the key or every waiter here; clears it.
+		 */
+		boolean namedSinceLastWait() {
+			boolean was = named;
+			named = false;
+			return was;
+		}
+
+		private void wake(boolean byName) {
+			if (byName) {
+				named = true;
+			}
 			signal.release();
 		}
 
@@ -107,14 +123,14 @@ final class Wakeups implements AutoCloseable {
 		}
 		for (Waiter waiter : set) {
 			if (token == null || token.equals(waiter.token)) {
-				waiter.wake();
+				waiter.wake(token != null);
 			}
 		}
 	}
 
 	/** Wakes every waiter (the LISTEN connection opened or broke: a release may have gone unseen). */
 	void wakeAll() {
-		waiters.values().forEach(set -> set.forEach(Waiter::wake));
+		waiters.values().forEach(set -> set.forEach(waiter -> waiter.wake(false)));
 	}
 
 	/** How many waiters of the key are registered (tests). */
