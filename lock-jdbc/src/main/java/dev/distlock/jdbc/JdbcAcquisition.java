@@ -23,7 +23,9 @@ import dev.distlock.core.spi.LockRequest;
  * On PostgreSQL a marked writer's later attempts are one statement each, the attempt and the mark together
  * ({@link JdbcAcquirer#tryAcquireOrMark}), and the mark is rewritten only when half its validity has run out; the
  * first attempt stays the plain one, so an uncontended acquire is one statement. A release that finds a live writer mark names that
- * writer in its NOTIFY and wakes only it ({@link Wakeups}). On PostgreSQL a waiting reader leaves a mark too, one that
+ * writer in its NOTIFY and wakes only it ({@link Wakeups}). A marked writer whose wait ends without being named (at
+ * its timer, or woken with every waiter) first reads the row without locking it, and waits again while a lease runs and
+ * a writer mark lives ({@link #heldStill}): only the named writer queues for the row lock behind the holder's statements. On PostgreSQL a waiting reader leaves a mark too, one that
  * gives no priority: both keep the row's {@code waiter_until} live while they wait, which is what makes a release send
  * its NOTIFY (a release nobody waits for sends none). No connection is held while it waits.
  */

@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * other JVMs wake waiters too. A release that finds a live waiting writer's mark on the key's row names that writer:
  * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of the
  * notifications for their mark), and each refused writer marks again (unless its own mark is still in place), so the
- * last to mark is named next; a release that finds no such mark wakes every waiter of the key. MySQL/MariaDB have no
+ * last to mark is named next; a release that finds no such mark wakes every waiter of the key. A waiter knows whether
+ * its last wake-up named it ({@link Waiter#namedSinceLastWait()}): one not named reads the key's row before it attempts. MySQL/MariaDB have no
  * notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the template's backoff. When
  * the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it is opened again.
  */
