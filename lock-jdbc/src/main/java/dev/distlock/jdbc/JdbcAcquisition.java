@@ -24,8 +24,9 @@ import dev.distlock.core.spi.LockRequest;
  * ({@link JdbcAcquirer#tryAcquireOrMark}), and the mark is rewritten only when half its validity has run out; the
  * first attempt stays the plain one, so an uncontended acquire is one statement. A release that finds a live writer mark names that
  * writer in its NOTIFY and wakes only it ({@link Wakeups}). A marked writer whose wait ends without being named (at
- * its timer, or woken with every waiter) first reads the row without locking it, and waits again while a lease runs and
- * a writer mark lives ({@link #heldStill}): only the named writer queues for the row lock behind the holder's statements. On PostgreSQL a waiting reader leaves a mark too, one that
+ * its timer, or woken with every waiter) first reads the row without locking it, and waits again while a lease runs
+ * and a writer mark lives ({@link #heldStill}): only the named writer queues for the row lock behind the holder's
+ * statements. On PostgreSQL a waiting reader leaves a mark too, one that
  * gives no priority: both keep the row's {@code waiter_until} live while they wait, which is what makes a release send
  * its NOTIFY (a release nobody waits for sends none). No connection is held while it waits.
  */
@@ -212,10 +213,9 @@ final class JdbcAcquisition implements Acquisition {
 	/**
 	 * On PostgreSQL, for a marked writer whose wait ended without a release naming it (at its timer, or woken with
 	 * every waiter of the key) while its mark has more than half its validity left (so its attempt would leave the mark
-	 * in place): whether a plain read of the key's row, which neither locks
-	 * nor writes it, finds a lease still running (an exclusive holder's or a reader's) and a live waiting writer's mark
-	 * (this one's or another's). Then the attempt is refused without queueing for the row lock behind the holder's
-	 * statements, and the waiter waits again. Nothing is missed: while a writer's mark lives a release sends a NOTIFY
+	 * in place): whether a plain read of the key's row, which neither locks nor writes it, finds a lease still running
+	 * (an exclusive holder's or a reader's) and a live waiting writer's mark (this one's or another's). Then the attempt
+	 * is refused without queueing for the row lock behind the holder's statements, and the waiter waits again. Nothing is missed: while a writer's mark lives a release sends a NOTIFY
 	 * naming that writer (this one is woken if named), a lease that ends unreleased is read here as ended, and a key
 	 * left with no writer mark (the named writer was granted) is marked by the usual attempt, so releases keep naming
 	 * one writer instead of waking every waiter. False when the read finds the key free or unmarked or fails: the
