@@ -23,7 +23,10 @@ import dev.distlock.core.spi.LockRequest;
  * On PostgreSQL a marked writer's later attempts are one statement each, the attempt and the mark together
  * ({@link JdbcAcquirer#tryAcquireOrMark}), and the mark is rewritten only when half its validity has run out; the
  * first attempt stays the plain one, so an uncontended acquire is one statement. A release that finds a live writer mark names that
- * writer in its NOTIFY and wakes only it ({@link Wakeups}). On PostgreSQL a waiting reader leaves a mark too, one that
+ * writer in its NOTIFY and wakes only it ({@link Wakeups}). A marked writer whose wait ends without being named (at
+ * its timer, or woken with every waiter) first reads the row without locking it, and waits again while a lease runs
+ * and a writer mark lives ({@link #heldStill}): only the named writer queues for the row lock behind the holder's
+ * statements. On PostgreSQL a waiting reader leaves a mark too, one that
  * gives no priority: both keep the row's {@code waiter_until} live while they wait, which is what makes a release send
  * its NOTIFY (a release nobody waits for sends none). No connection is held while it waits.
  */
@@ -74,6 +77,18 @@ final class JdbcAcquisition implements Acquisition {
 
 	private boolean marked;
 
+	/**
+	 * On PostgreSQL, when this writer's last mark ends ({@link System#nanoTime()}, counted from before it was sent), or
+	 * 0 when unknown.
+	 */
+	private long markedUntilNanos;
+
+	/**
+	 * Whether the last wait ended without a release naming this waiter: at its timer, or woken with every waiter of the
+	 * key (a release that found no writer's mark) or of this provider (the LISTEN connection opened again).
+	 */
+	private boolean unnamed;
+
 	JdbcAcquisition(JdbcAcquirer acquirer, LockDatabase database, LockStatements sql, Wakeups wakeups,
 			LockRequest request) {
 		this.acquirer = acquirer;
@@ -113,7 +128,12 @@ final class JdbcAcquisition implements Acquisition {
 	public Optional<Granted> tryOnce() {
 		long sent = System.nanoTime();
 		long validityMs = markValidityMillis();
+		boolean quiet = unnamed;
+		unnamed = false;
 		if (marked && sql.acquireExclusiveOrMark != null) {
+			if (quiet && sent + validityMs * 500_000L < markedUntilNanos && heldStill()) {
+				return Optional.empty();
+			}
 			// A marked writer's later attempts mark with the attempt, in one statement.
 			JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
 			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, validityMs, refusal)
@@ -126,6 +146,7 @@ final class JdbcAcquisition implements Acquisition {
 				holderLeftMicros = refusal.holderLeftMicros;
 				if (refusal.written) {
 					notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
+					markedUntilNanos = sent + validityMs * 1_000_000L;
 				}
 				return granted;
 			}
@@ -148,10 +169,12 @@ final class JdbcAcquisition implements Acquisition {
 	 * left alone.
 	 */
 	private void refused(long validityMs) {
-		notifiedUntilNanos = System.nanoTime() + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
+		long sent = System.nanoTime();
+		notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared()) {
 			holderLeftMicros = markReadingLease(sql.markWaiterRemaining, validityMs);
 			marked |= holderLeftMicros >= 0;
+			markedUntilNanos = holderLeftMicros >= 0 ? sent + validityMs * 1_000_000L : 0;
 			if (holderLeftMicros == NO_ROW) {
 				holderLeftMicros = 0;
 			}
@@ -182,7 +205,37 @@ final class JdbcAcquisition implements Acquisition {
 			Duration untilNotifiesEnd = Duration.ofNanos(Math.max(0, notifiedUntilNanos - System.nanoTime()));
 			wait = untilNotifiesEnd.compareTo(wait) < 0 ? untilNotifiesEnd : wait;
 		}
-		return waiter.await(wait);
+		boolean woken = waiter.await(wait);
+		unnamed = !waiter.namedSinceLastWait();
+		return woken;
+	}
+
+	/**
+	 * On PostgreSQL, for a marked writer whose wait ended without a release naming it (at its timer, or woken with
+	 * every waiter of the key) while its mark has more than half its validity left (so its attempt would leave the mark
+	 * in place): whether a plain read of the key's row, which neither locks nor writes it, finds a lease still running
+	 * (an exclusive holder's or a reader's) and a live waiting writer's mark (this one's or another's). Then the attempt
+	 * is refused without queueing for the row lock behind the holder's statements, and the waiter waits again. Nothing is missed: while a writer's mark lives a release sends a NOTIFY
+	 * naming that writer (this one is woken if named), a lease that ends unreleased is read here as ended, and a key
+	 * left with no writer mark (the named writer was granted) is marked by the usual attempt, so releases keep naming
+	 * one writer instead of waking every waiter. False when the read finds the key free or unmarked or fails: the
+	 * usual attempt follows.
+	 */
+	private boolean heldStill() {
+		try {
+			List<long[]> row = database.run(request.key(), "read the holder's lease", ADMIN_MS, false,
+					session -> session.query(sql.remainingMarked, rs -> new long[] { rs.getLong(1), rs.getLong(2) },
+							request.key()));
+			if (row.isEmpty() || row.get(0)[0] <= 0 || row.get(0)[1] == 0) {
+				return false;
+			}
+			holderLeftMicros = row.get(0)[0];
+			return true;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not read the lease left on lock '" + request.key() + "'", ex);
+			return false;
+		}
 	}
 
 	@Override

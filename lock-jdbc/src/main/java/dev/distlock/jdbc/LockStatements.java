@@ -118,6 +118,12 @@ final class LockStatements {
 	/** What is left of the key's longest live lease, in microseconds (what a refused waiter may wait for). */
 	final String remaining;
 
+	/**
+	 * {@link #remaining} and whether a live waiting writer's mark is on the key's row (1 or 0), a plain read that neither
+	 * locks nor writes the row: what a marked writer woken by its timer reads first ({@link JdbcAcquisition}).
+	 */
+	final String remainingMarked;
+
 	/** A waiting writer marks the key row so new shared holders are refused. */
 	final String markWaiter;
 
@@ -284,6 +290,8 @@ final class LockStatements {
 		String left = dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE " + epoch
 				+ " END, shared_until)");
 		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
+		this.remainingMarked = "SELECT " + left + ", CASE WHEN waiter IS NOT NULL AND waiter_until > " + now
+				+ " THEN 1 ELSE 0 END FROM " + table + " WHERE lock_key = ? AND holder = ''";
 		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
 				+ " WHERE lock_key = ? AND holder = ''";
 		// MariaDB has no RETURNING on UPDATE: the lease left (plus one, so that none left is not 0, which the driver

@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * other JVMs wake waiters too. A release that finds a live waiting writer's mark on the key's row names that writer:
  * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of the
  * notifications for their mark), and each refused writer marks again (unless its own mark is still in place), so the
- * last to mark is named next; a release that finds no such mark wakes every waiter of the key. MySQL/MariaDB have no
+ * last to mark is named next; a release that finds no such mark wakes every waiter of the key. A waiter knows whether
+ * its last wake-up named it ({@link Waiter#namedSinceLastWait()}): one not named reads the key's row before it attempts. MySQL/MariaDB have no
  * notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the template's backoff. When
  * the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it is opened again.
  */
@@ -51,6 +52,9 @@ final class Wakeups implements AutoCloseable {
 
 		private final Semaphore signal = new Semaphore(0);
 
+		/** Whether a release named this waiter since {@link #namedSinceLastWait()} last asked. */
+		private volatile boolean named;
+
 		private Waiter(String key, String token) {
 			this.key = key;
 			this.token = token;
@@ -66,7 +70,20 @@ final class Wakeups implements AutoCloseable {
 			return signal.drainPermits() > 0 || woken;
 		}
 
-		private void wake() {
+		/**
+		 * Whether a wake-up since the last call named this waiter (a release that found its mark), rather than every
+		 * waiter of the key or every waiter here; clears it.
+		 */
+		boolean namedSinceLastWait() {
+			boolean was = named;
+			named = false;
+			return was;
+		}
+
+		private void wake(boolean byName) {
+			if (byName) {
+				named = true;
+			}
 			signal.release();
 		}
 
@@ -107,14 +124,14 @@ final class Wakeups implements AutoCloseable {
 		}
 		for (Waiter waiter : set) {
 			if (token == null || token.equals(waiter.token)) {
-				waiter.wake();
+				waiter.wake(token != null);
 			}
 		}
 	}
 
 	/** Wakes every waiter (the LISTEN connection opened or broke: a release may have gone unseen). */
 	void wakeAll() {
-		waiters.values().forEach(set -> set.forEach(Waiter::wake));
+		waiters.values().forEach(set -> set.forEach(waiter -> waiter.wake(false)));
 	}
 
 	/** How many waiters of the key are registered (tests). */

@@ -138,6 +138,115 @@ class PostgresListenerTest {
 	}
 
 	@Test
+	void ofFourWaitingWritersOnlyTheNamedOneAttemptsAfterAReleaseAndTheOthersOnlyReadTheRowWithoutLockingIt()
+			throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			List<String> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+			JdbcLockProvider waiters = new JdbcLockProvider(recording(pool, sent), JdbcDialect.POSTGRESQL,
+					JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			List<Acquisition> waiting = new ArrayList<>();
+			try {
+				for (int i = 0; i < 4; i++) {
+					waiting.add(waiters.begin(exclusive(key, Duration.ofSeconds(30))));
+					assertThat(waiting.get(i).tryOnce()).isEmpty();
+				}
+				awaitListeners(admin, application, 1);
+				Thread.sleep(1_000); // the opening of the LISTEN connection wakes the waiters there by then
+				for (Acquisition each : waiting) {
+					waiters.wakeups().wakeAll(); // so that the longer wait below ends at once
+					each.awaitSignal(Duration.ofSeconds(10)); // a longer wait: the next mark lives 30 s, not 1 s
+					assertThat(each.tryOnce()).isEmpty(); // each mark replaces the one before: the last is named
+				}
+				for (Acquisition each : waiting) {
+					each.awaitSignal(Duration.ZERO); // wake-ups left over from the above
+				}
+
+				assertThat(held.release()).isTrue();
+				Acquisition named = waiting.get(3);
+				assertThat(named.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
+				sent.clear();
+				Acquisition.Granted granted = named.tryOnce().orElseThrow();
+				assertThat(sent).as("the named writer's attempt").hasSize(1).allMatch(sql -> sql.startsWith("WITH"));
+
+				// Its grant withdrew its own mark. The others, woken with every waiter here (as when the LISTEN
+				// connection opens again; a release naming nobody wakes the same way), read the row first: the first
+				// finds no mark and marks the row again, in its usual attempt; the other two find it held and marked
+				// and wait again, even with its row lock held by another transaction, which the usual attempt would
+				// queue behind. (The long waits end at once, on the wake-up, and make the new mark live 30 s.)
+				waiters.wakeups().wakeAll();
+				sent.clear();
+				assertThat(waiting.get(0).awaitSignal(Duration.ofSeconds(10))).isTrue();
+				assertThat(waiting.get(0).tryOnce()).isEmpty();
+				assertThat(sent).hasSize(2);
+				assertThat(sent.get(0)).startsWith("SELECT");
+				assertThat(sent.get(1)).startsWith("WITH");
+				try (Connection locking = admin.getConnection()) {
+					locking.setAutoCommit(false);
+					try (var statement = locking.prepareStatement("SELECT 1 FROM " + JdbcLockSettings.DEFAULT_TABLE
+							+ " WHERE lock_key = ? AND holder = '' FOR UPDATE")) {
+						statement.setString(1, key);
+						statement.executeQuery().close();
+					}
+					for (Acquisition other : waiting.subList(1, 3)) {
+						sent.clear();
+						assertThat(other.awaitSignal(Duration.ofSeconds(10))).isTrue();
+						assertThat(other.tryOnce()).isEmpty();
+						assertThat(sent).hasSize(1).allMatch(sql -> sql.startsWith("SELECT"));
+					}
+					locking.rollback();
+				}
+
+				// The next release names the writer that marked again.
+				assertThat(granted.lease().release()).isTrue();
+				assertThat(waiting.get(0).awaitSignal(PATIENCE)).as("named now").isTrue();
+				assertThat(waiting.get(0).tryOnce()).hasValueSatisfying(
+						next -> assertThat(next.lease().release()).isTrue());
+			}
+			finally {
+				waiting.forEach(Acquisition::close);
+			}
+			waiters.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	/** The DataSource, recording the text of every statement prepared on its connections by the calling thread. */
+	private static DataSource recording(HikariDataSource pool, List<String> sent) {
+		Thread caller = Thread.currentThread();
+		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(PostgresListenerTest.class.getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					Object result = invoke(pool, method, args);
+					if (!(result instanceof Connection connection)) {
+						return result;
+					}
+					return java.lang.reflect.Proxy.newProxyInstance(PostgresListenerTest.class.getClassLoader(),
+							new Class<?>[] { Connection.class }, (p, m, a) -> {
+								// Only the caller's own: the LISTEN connection runs on a thread of its own.
+								if (m.getName().equals("prepareStatement") && Thread.currentThread() == caller) {
+									sent.add(((String) a[0]).trim());
+								}
+								return invoke(connection, m, a);
+							});
+				});
+	}
+
+	private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (java.lang.reflect.InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	@Test
 	void aNamedWriterThatIsGoneStrandsNoOtherWaiterWhichTakesTheLockAtItsOwnTimer() throws Exception {
 		String application = "distlock-listen-" + System.nanoTime();
 		String key = "listen:" + System.nanoTime();

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The local side of a wake-up: one naming a waiter wakes only the waiter of the key with that owner token, one naming
- * nobody wakes every waiter of the key, and a notification's payload reads as a named waiter only when it holds the
+ * nobody wakes every waiter of the key, a waiter knows whether the last wake-up named it, and a notification's payload reads as a named waiter only when it holds the
  * separator no key may contain.
  */
 class WakeupsTest {
@@ -39,6 +39,27 @@ class WakeupsTest {
 			wakeups.wake("key", null);
 			assertThat(first.await(Duration.ZERO)).isTrue();
 			assertThat(second.await(Duration.ZERO)).isTrue();
+		}
+	}
+
+	@Test
+	void aWaiterKnowsWhetherAWakeUpNamedItOnlyWhenOneDid() throws Exception {
+		try (Wakeups wakeups = new Wakeups(null, "locks");
+				Wakeups.Waiter waiter = wakeups.register("key", "mine")) {
+			assertThat(waiter.namedSinceLastWait()).isFalse();
+
+			wakeups.wake("key", "mine");
+			assertThat(waiter.await(Duration.ZERO)).isTrue();
+			assertThat(waiter.namedSinceLastWait()).isTrue();
+			assertThat(waiter.namedSinceLastWait()).as("asked once per wake-up").isFalse();
+
+			wakeups.wake("key", null);
+			assertThat(waiter.await(Duration.ZERO)).isTrue();
+			assertThat(waiter.namedSinceLastWait()).as("woken with every waiter of the key").isFalse();
+
+			wakeups.wakeAll();
+			assertThat(waiter.await(Duration.ZERO)).isTrue();
+			assertThat(waiter.namedSinceLastWait()).as("woken with every waiter here").isFalse();
 		}
 	}
 
