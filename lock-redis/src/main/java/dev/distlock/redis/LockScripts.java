@@ -267,9 +267,11 @@ final class LockScripts implements AutoCloseable {
 	private @Nullable String setNxGet(String key, String value, String millis, long untilNanos) {
 		RedisClusterAsyncCommands<String, String> async = commands();
 		if (async == null) {
-			byte[] old = template.execute((RedisCallback<byte[]>) connection -> (byte[]) connection.execute("SET",
-					bytes(key), bytes(value), bytes("NX"), bytes("GET"), bytes("PX"), bytes(millis)));
-			return old == null ? null : new String(old, StandardCharsets.UTF_8);
+			// A driver's raw reply: the old value's bytes (or, read as a status reply, its text), nil when set.
+			Object old = template.execute((RedisCallback<Object>) connection -> connection.execute("SET", bytes(key),
+					bytes(value), bytes("NX"), bytes("GET"), bytes("PX"), bytes(millis)));
+			return old == null ? null : old instanceof byte[] text ? new String(text, StandardCharsets.UTF_8)
+					: old.toString();
 		}
 		return (String) await(async.dispatch(CommandType.SET, new ValueOutput<>(StringCodec.UTF8),
 				ScriptArguments.command(key, value, "NX", "GET", "PX", millis)), untilNanos);

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 
@@ -28,6 +29,7 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.StatusQuery;
 import dev.distlock.redis.testsupport.RedisServerExtension;
+import dev.distlock.redis.testsupport.RedisServerProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -217,6 +219,33 @@ class RedisLeanLocksTest {
 		finally {
 			waiter.close();
 			holder.close();
+		}
+	}
+
+	/**
+	 * A client that cannot open the provider's own connection (a static master/replica setup, whose client has no
+	 * default URI) sends the SET through the template: the same answers.
+	 */
+	@Test
+	void throughTheTemplateALeanLockIsTakenRefusedAndReleasedAlike() {
+		LettuceConnectionFactory staticSetup = new LettuceConnectionFactory(
+				new RedisStaticMasterReplicaConfiguration("127.0.0.1", server.process().port()),
+				RedisServerProcess.clientConfiguration(Duration.ofSeconds(10)));
+		staticSetup.afterPropertiesSet();
+		staticSetup.start();
+		try (RedisLockProvider viaTemplate = new RedisLockProvider(staticSetup,
+				new RedisLockSettings(NS, true).withFencing(false))) {
+			Lease lease = viaTemplate.tryAcquire(request("k", "t-1")).orElseThrow();
+			assertThat(lease.fencingToken()).isZero();
+			assertThat(viaTemplate.tryAcquire(request("k", "t-1"))).as("replayed").isPresent();
+			assertThat(viaTemplate.tryAcquire(request("k", "t-2"))).as("another token").isEmpty();
+			assertThat(server.redis().keys(NS + ":*")).containsExactly(NS + ":{k}");
+			assertThat(lease.release()).isTrue();
+			viaTemplate.tryAcquire(new LockRequest("s", "r-1", LEASE, LockMode.SHARED, 3, OWNER)).orElseThrow();
+			assertThat(viaTemplate.tryAcquire(request("s", "t-1"))).as("a shared lock's set").isEmpty();
+		}
+		finally {
+			staticSetup.destroy();
 		}
 	}
 
