@@ -222,7 +222,8 @@ final class LockScripts implements AutoCloseable {
 
 	/**
 	 * Whether the request is taken and released lean: fencing is off and it is a plain exclusive lock (no lock ID,
-	 * with expiry, not shared). A group never is: it goes through {@link #acquireAll}.
+	 * with expiry, not shared). A group goes through {@link #acquireAll}, unless its keys span cluster slots: then it is
+	 * taken key by key as plain locks ({@link RedisLockProvider#tryAcquireAll}).
 	 */
 	boolean lean(LockRequest request) {
 		return lean(request.shared(), request.lockId(), request.noExpiry());
