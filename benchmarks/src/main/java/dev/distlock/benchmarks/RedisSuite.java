@@ -48,7 +48,8 @@ final class RedisSuite {
 			String uri = "redis://127.0.0.1:" + server.port();
 			int port = server.port();
 			List<LockArm> arms = new ArrayList<>(List.of(new LettuceFloorArm(uri), new DistlockRedisArm(port, false),
-					new DistlockRedisArm(port, true), new DistlockProviderArm(port)));
+					new DistlockRedisArm(port, true), new DistlockProviderArm(port),
+					new DistlockRedisArm(port, false, false), new DistlockProviderArm(port, false)));
 			if (settings.peers()) {
 				arms.addAll(List.of(new RedissonArm(uri, false), new RedissonArm(uri, true),
 						new IntegrationRegistryArm(port, RedisLockType.SPIN_LOCK, false),

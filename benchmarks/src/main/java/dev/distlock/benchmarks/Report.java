@@ -127,6 +127,9 @@ final class Report {
 		line("| distlock: `acquire.lua` + `release.lua` (fresh keys, nobody waiting) | " + num(cost.acquire(), 2) + " | "
 				+ num(cost.release(), 2) + " | " + num(cost.cycle(), 2) + " | "
 				+ num(cost.cycle() / cost.floorCycle(), 2) + "x |");
+		line("| distlock, `fencing=false`: `SET NX GET PX` + lean `release.lua` (fresh keys, nobody waiting) | "
+				+ num(cost.leanAcquire(), 2) + " | " + num(cost.leanRelease(), 2) + " | " + num(cost.leanCycle(), 2)
+				+ " | " + num(cost.leanCycle() / cost.floorCycle(), 2) + "x |");
 		line("");
 		ReleasedKeyMemory.Result released = results.releasedKeys();
 		line("## Redis: memory per lock key, held and released");

@@ -24,7 +24,8 @@ public interface LockHandle extends AutoCloseable {
 
 	/**
 	 * The fencing token: strictly increasing per key across holders, also after expiry. Pass it to the guarded
-	 * resource, and have it reject writes carrying a smaller token than it has seen.
+	 * resource, and have it reject writes carrying a smaller token than it has seen. 0 when the store was configured
+	 * without fencing tokens (Redis {@code fencing=false}, for a plain exclusive lock).
 	 */
 	long fencingToken();
 

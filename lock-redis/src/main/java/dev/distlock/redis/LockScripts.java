@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -38,6 +40,7 @@ import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.LockRequest;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 
@@ -46,7 +49,9 @@ import org.springframework.data.redis.core.ZSetOperations;
  * headers say the same from the other side): {@code acquire.lua}, {@code acquire-all.lua}, {@code lasting.lua},
  * {@code held.lua}, {@code extend.lua} and {@code extend-shared.lua} take and keep a lock; {@code release.lua} (an
  * exclusive lock, handed to the oldest live waiter when one is queued), {@code release-shared.lua} (one shared place)
- * and {@code force-release.lua} (whoever holds it) let it go. The scripts' sources and SHAs are {@link LuaSources}'s;
+ * and {@code force-release.lua} (whoever holds it) let it go. Without fencing tokens, a plain exclusive lock is taken
+ * by one plain {@code SET NX GET} instead of a script ({@link #acquireLean}) and let go by {@code release.lua}'s lean
+ * form. The scripts' sources and SHAs are {@link LuaSources}'s;
  * a lock ID's index and records are {@link RedisLockIds}'s, which runs its scripts through this class; the cleanup of
  * a caller that has gone is {@link OrphanedGrantCleanup}'s.
  * <p>With a Lettuce factory the scripts go over one dedicated connection of the factory's own client (standalone,
@@ -76,6 +81,9 @@ final class LockScripts implements AutoCloseable {
 	 * attempt that got no answer), so a call may outlive a shorter lease safely.
 	 */
 	static final Duration MIN_DEADLINE = Duration.ofSeconds(2);
+
+	/** {@link #release}'s answer for a lean lock whose key was gone. */
+	static final long GONE = -1;
 
 	/** The numbers of the first queued attempts as ARGV strings: most acquisitions queue a few times at most. */
 	private static final String[] ATTEMPTS = { "0", "1", "2", "3", "4", "5", "6", "7" };
@@ -120,6 +128,9 @@ final class LockScripts implements AutoCloseable {
 
 	private final int replicaAcks;
 
+	/** Whether plain exclusive locks get fencing tokens; without, they are taken and released lean. */
+	private final boolean fencing;
+
 	/** The last lease's ARGV strings: most callers use one lease, so each call need not format it again. */
 	private volatile LeaseArgs lastLease = new LeaseArgs(Duration.ZERO, "1", "1");
 
@@ -129,9 +140,10 @@ final class LockScripts implements AutoCloseable {
 	/**
 	 * Calls on the factory; the command timeout is the Lettuce client's, or 5 s for another factory.
 	 * @param pubSub whether this client tells waiters over pub/sub (and so hands a released lock to a queued waiter)
+	 * @param fencing whether plain exclusive locks get fencing tokens ({@link RedisLockSettings#fencing()})
 	 */
 	LockScripts(RedisConnectionFactory factory, StringRedisTemplate template, RedisKeys keys, boolean pubSub,
-			Duration fenceRetention, int replicaAcks) {
+			Duration fenceRetention, int replicaAcks, boolean fencing) {
 		this.template = template;
 		this.lettuce = factory instanceof LettuceConnectionFactory lettuceFactory ? lettuceFactory : null;
 		this.templateOnly = lettuce == null;
@@ -144,6 +156,7 @@ final class LockScripts implements AutoCloseable {
 		this.queueStayMillis = String.valueOf(RedisKeys.QUEUE_STAY.toMillis());
 		this.replayWindowMillis = String.valueOf(Math.max(timeout.multipliedBy(2).toMillis(), 10_000));
 		this.replicaAcks = replicaAcks;
+		this.fencing = fencing;
 		this.ids = new RedisLockIds(this, keys, fenceRetention);
 		this.cleanup = new OrphanedGrantCleanup(this);
 	}
@@ -205,6 +218,78 @@ final class LockScripts implements AutoCloseable {
 			ids.unindex(request.lockId(), request.token(), request.key(), until);
 		}
 		return result;
+	}
+
+	/**
+	 * Whether the request is taken and released lean: fencing is off and it is a plain exclusive lock (no lock ID,
+	 * with expiry, not shared). A group goes through {@link #acquireAll}, unless its keys span cluster slots: then it is
+	 * taken key by key as plain locks ({@link RedisLockProvider#tryAcquireAll}).
+	 */
+	boolean lean(LockRequest request) {
+		return lean(request.shared(), request.lockId(), request.noExpiry());
+	}
+
+	private boolean lean(boolean shared, @Nullable String lockId, boolean noExpiry) {
+		return !fencing && !shared && lockId == null && !noExpiry;
+	}
+
+	/**
+	 * The acquire of a lean request ({@link #lean}): one plain {@code SET <lock> <token> NX GET PX <lease ms>}, no
+	 * script (Redis 7.0 or later). {1, 0} taken (the old value was nil); {2, 0} already ours (the old value is our
+	 * token: a replay of this very command after a reconnect, whose lease began at its first run, after the caller
+	 * started counting); {0, 0} refused (another token, or a shared lock's sorted set, where SET with GET answers
+	 * WRONGTYPE). No fence hash and no holder details are written; the fencing token is 0. A grant is acknowledged
+	 * by the replicas as {@link #acquire}'s is.
+	 */
+	long[] acquireLean(LockRequest request) {
+		long until = deadline(request.lease());
+		String lock = keys.lock(request.key());
+		String old;
+		try {
+			old = setNxGet(lock, request.token(), leaseArgs(request.lease()).millis(), until);
+		}
+		catch (RuntimeException ex) {
+			if (wrongType(ex)) {
+				return new long[] { 0, 0 };
+			}
+			throw ex;
+		}
+		long answer = old == null ? 1 : old.equals(request.token()) ? 2 : 0;
+		if (answer != 0) {
+			acknowledge(lock, request, until);
+		}
+		return new long[] { answer, 0 };
+	}
+
+	/**
+	 * {@code SET key value NX GET PX millis} on the lock-script connection (the arguments written as a script's are),
+	 * or through the template; the key's old value, or null when it was set.
+	 */
+	private @Nullable String setNxGet(String key, String value, String millis, long untilNanos) {
+		RedisClusterAsyncCommands<String, String> async = commands();
+		if (async == null) {
+			// A driver's raw reply: the old value's bytes (or, read as a status reply, its text), nil when set.
+			Object old = template.execute((RedisCallback<Object>) connection -> connection.execute("SET", bytes(key),
+					bytes(value), bytes("NX"), bytes("GET"), bytes("PX"), bytes(millis)));
+			return old == null ? null : old instanceof byte[] text ? new String(text, StandardCharsets.UTF_8)
+					: old.toString();
+		}
+		return (String) await(async.dispatch(CommandType.SET, new ValueOutput<>(StringCodec.UTF8),
+				ScriptArguments.command(key, value, "NX", "GET", "PX", millis)), untilNanos);
+	}
+
+	/** Whether the error, or one of its causes, is Redis's WRONGTYPE. */
+	private static boolean wrongType(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith("WRONGTYPE")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -414,11 +499,12 @@ final class LockScripts implements AutoCloseable {
 	}
 
 	/**
-	 * {@code release.lua} or {@code release-shared.lua}: whether this token held the lock (now or on an earlier run).
-	 * A lock taken under a lock ID also drops its record, then its entry in the ID's index (a second call, as the
-	 * index may be in another slot; a crash between leaves an entry that unlock and renew by ID drop).
+	 * {@code release.lua} or {@code release-shared.lua}: 1 when this token held the lock (now or on an earlier run), 0
+	 * when it did not, and for a lean lock ({@link #lean}), which keeps no record of its release, {@link #GONE} when
+	 * the key was gone. A lock taken under a lock ID also drops its record, then its entry in the ID's index (a second
+	 * call, as the index may be in another slot; a crash between leaves an entry that unlock and renew by ID drop).
 	 */
-	boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
+	long release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
 			boolean noExpiry) {
 		return release(key, token, shared, lease, lockId, false, noExpiry, false);
 	}
@@ -429,7 +515,7 @@ final class LockScripts implements AutoCloseable {
 	 * runs right after the acquire it cleans up after). Whether the token held the lock.
 	 */
 	boolean withdrawAndRelease(String key, String token, Duration lease, @Nullable String lockId, boolean noExpiry) {
-		return release(key, token, false, lease, lockId, false, noExpiry, true);
+		return release(key, token, false, lease, lockId, false, noExpiry, true) == 1;
 	}
 
 	/**
@@ -437,13 +523,15 @@ final class LockScripts implements AutoCloseable {
 	 * own later release of the same token reports the lock lost.
 	 */
 	boolean releaseById(String key, String token, boolean shared, String lockId) {
-		return release(key, token, shared, timeout, lockId, true, true, false);
+		return release(key, token, shared, timeout, lockId, true, true, false) == 1;
 	}
 
-	private boolean release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
+	private long release(String key, String token, boolean shared, Duration lease, @Nullable String lockId,
 			boolean byId, boolean noExpiry, boolean withdraw) {
 		long until = deadline(lease);
 		RedisKeys.OfLock redisKeys = keys.of(key);
+		// The lean form (5 KEYS) writes no replay record, so a lean lock never gets a fence hash from its release.
+		int keyCount = lean(shared, lockId, noExpiry) ? 5 : 6;
 		Long released = shared
 				? run(LuaSources.RELEASE_SHARED,
 						new String[] { redisKeys.lock(), redisKeys.fence(), redisKeys.ids(), redisKeys.holders() },
@@ -451,7 +539,7 @@ final class LockScripts implements AutoCloseable {
 						new String[] { token, redisKeys.released(), byId ? "1" : "0",
 								retentionMillis, replayWindowMillis, lockId != null ? "1" : "0" },
 						until)
-				: run(LuaSources.RELEASE, redisKeys.scriptKeys(6), lockId == null && !noExpiry && !withdraw
+				: run(LuaSources.RELEASE, redisKeys.scriptKeys(keyCount), lockId == null && !noExpiry && !withdraw
 						// A plain lock's release leaves out the three '0's (the script reads them so).
 						? new String[] { token, handsOff, retentionMillis, queueStayMillis }
 						: new String[] { token, handsOff, retentionMillis, queueStayMillis,
@@ -460,7 +548,7 @@ final class LockScripts implements AutoCloseable {
 		if (lockId != null) {
 			ids.unindex(lockId, token, key, until);
 		}
-		return released != null && released == 1;
+		return released != null ? released : 0;
 	}
 
 	/**

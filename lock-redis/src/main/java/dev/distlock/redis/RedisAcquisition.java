@@ -105,13 +105,22 @@ final class RedisAcquisition implements Acquisition {
 	 * {@link #tryOnce()}'s first attempt sends, which queues the request when refused; only a refusal makes the
 	 * acquisition, in the state that attempt left it (its queue entry's send time, the holder's lease end, registered
 	 * for grant messages). An attempt that got no answer is withdrawn before the error is thrown (a lock it may have
-	 * been granted, and its queue entry), as {@link #close()} withdraws it.
+	 * been granted, and its queue entry), as {@link #close()} withdraws it. A lean request ({@link LockScripts#lean})
+	 * first tries the plain {@code SET NX GET}, which leaves nothing behind when refused; only then does it send that
+	 * queueing script run, at once.
 	 */
 	static FirstAttempt start(LockRequest request, LockScripts scripts, PubSubChannels channels,
 			Map<String, RedisAcquisition> queued) {
 		long sent = System.nanoTime();
 		long[] reply;
 		try {
+			if (scripts.lean(request)) {
+				reply = scripts.acquireLean(request);
+				if (reply[0] != 0) {
+					return new Granted(new RedisLease(scripts, request, 0, sent), sent);
+				}
+				sent = System.nanoTime();
+			}
 			reply = send(request, scripts, channels, 0);
 		}
 		catch (RuntimeException ex) {
@@ -120,7 +129,7 @@ final class RedisAcquisition implements Acquisition {
 		}
 		if (reply[0] != 0) {
 			// 1 (or shared): taken now; 2: already ours (a replay of this very attempt), counted from its send time.
-			return new Granted(new RedisLease(scripts, request, reply[1]), sent);
+			return new Granted(new RedisLease(scripts, request, reply[1], sent), sent);
 		}
 		RedisAcquisition acquisition = new RedisAcquisition(request, scripts, channels, queued);
 		acquisition.refusedFirst(sent, reply[1]);
@@ -290,12 +299,8 @@ final class RedisAcquisition implements Acquisition {
 		}
 	}
 
-	private RedisLease lease(long fencingToken) {
-		return new RedisLease(scripts, request, fencingToken);
-	}
-
 	private Granted granted(long fencingToken, long leaseStartNanos) {
-		return new Granted(lease(fencingToken), leaseStartNanos);
+		return new Granted(new RedisLease(scripts, request, fencingToken, leaseStartNanos), leaseStartNanos);
 	}
 
 	/**

@@ -53,7 +53,9 @@ import dev.distlock.core.spi.WaitingLockProvider;
  * plain request (no lock ID, with a lease) does no lock-ID work. Every call has a deadline: the lease it serves,
  * never below a healthy round trip on a loaded machine nor above the client's command timeout; a grant that arrives
  * after its lease is released, so a lease shorter than a round trip is "not acquired", as on any store. With {@code replicaAcks} above 0, a grant counts only once that many
- * replicas acknowledged it ({@code WAIT}).
+ * replicas acknowledged it ({@code WAIT}). With {@code fencing} off, a plain exclusive lock is taken by one plain
+ * {@code SET NX GET} (fencing token 0) and released by a compare-and-delete that records nothing
+ * ({@link LockScripts#lean}); a waiter whose plain attempt is refused queues as above.
  */
 public final class RedisLockProvider
 		implements WaitingLockProvider, LockIdSupport, OperatorSupport, StoreClock, AutoCloseable {
@@ -97,7 +99,7 @@ public final class RedisLockProvider
 		this.channels = new PubSubChannels(keys, settings.pubSub() ? pubSubConnector(connectionFactory) : null,
 				message -> RedisAcquisition.route(message, queued));
 		this.scripts = new LockScripts(connectionFactory, redis, keys, channels.enabled(), settings.fenceRetention(),
-				settings.replicaAcks());
+				settings.replicaAcks(), settings.fencing());
 		this.ids = scripts.ids();
 		this.status = new RedisLockStatus(redis, keys, scripts.timeout());
 	}
@@ -126,15 +128,16 @@ public final class RedisLockProvider
 		if (request.shared()) {
 			return tryAcquireAll(List.of(request)).map(leases -> leases.get(0));
 		}
+		long sent = System.nanoTime();
 		long[] reply;
 		try {
-			reply = scripts.acquire(request, Duration.ZERO, 0, "");
+			reply = scripts.lean(request) ? scripts.acquireLean(request) : scripts.acquire(request, Duration.ZERO, 0, "");
 		}
 		catch (RuntimeException ex) {
 			scripts.cleanUp(request);
 			throw storeError(ex);
 		}
-		return reply[0] == 0 ? Optional.empty() : Optional.of(lease(request, reply[1]));
+		return reply[0] == 0 ? Optional.empty() : Optional.of(lease(request, reply[1], sent));
 	}
 
 	/**
@@ -147,6 +150,7 @@ public final class RedisLockProvider
 		if (cluster && !keys.sameSlot(requests.stream().map(LockRequest::key).toList())) {
 			return WaitingLockProvider.super.tryAcquireAll(requests);
 		}
+		long sent = System.nanoTime();
 		long[] reply;
 		try {
 			reply = scripts.acquireAll(requests, false);
@@ -160,7 +164,7 @@ public final class RedisLockProvider
 		}
 		List<Lease> leases = new ArrayList<>(requests.size());
 		for (int i = 0; i < requests.size(); i++) {
-			leases.add(lease(requests.get(i), reply[i + 1]));
+			leases.add(lease(requests.get(i), reply[i + 1], sent));
 		}
 		return Optional.of(List.copyOf(leases));
 	}
@@ -274,8 +278,8 @@ public final class RedisLockProvider
 		return channels;
 	}
 
-	private RedisLease lease(LockRequest request, long fencingToken) {
-		return new RedisLease(scripts, request, fencingToken);
+	private RedisLease lease(LockRequest request, long fencingToken, long sentNanos) {
+		return new RedisLease(scripts, request, fencingToken, sentNanos);
 	}
 
 	/**

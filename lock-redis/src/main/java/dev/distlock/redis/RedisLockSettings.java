@@ -14,8 +14,15 @@ import dev.distlock.core.InvalidLockOptionException;
  * from the server clock alone
  * @param replicaAcks how many replicas must acknowledge each grant (Redis {@code WAIT}) before it is returned as
  * held; 0 returns grants at once, as asynchronous replication allows
+ * @param fencing whether plain exclusive locks (no lock ID, with expiry, not shared, not in a group, though a
+ * group across cluster slots is taken key by key as plain locks) get fencing tokens. Off, such a lock is taken by one plain {@code SET NX GET PX} (Redis 7.0 or later) and released by a
+ * compare-and-delete without a replay record: its fencing token is 0, the store keeps no holder details for it, and
+ * a release that finds the key gone answers from the handle's own lease (see {@code docs/REDIS.md}, "Without fencing
+ * tokens"). A waiter whose plain attempt was refused queues as with fencing on, and a lock handed to it carries a
+ * fencing token; every other kind of lock is served as with fencing on
  */
-public record RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention, int replicaAcks) {
+public record RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention, int replicaAcks,
+		boolean fencing) {
 
 	/** The default fence retention: one day. */
 	public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(1);
@@ -43,6 +50,13 @@ public record RedisLockSettings(String namespace, boolean pubSub, Duration fence
 	}
 
 	/**
+	 * Settings with fencing tokens.
+	 */
+	public RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention, int replicaAcks) {
+		this(namespace, pubSub, fenceRetention, replicaAcks, true);
+	}
+
+	/**
 	 * Settings without replica acknowledgement.
 	 */
 	public RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention) {
@@ -57,8 +71,8 @@ public record RedisLockSettings(String namespace, boolean pubSub, Duration fence
 	}
 
 	/**
-	 * The defaults: namespace {@code distlock}, pub/sub on, fence retention one day, no replica acknowledgement. The
-	 * starter's {@code distributed-lock.redis.*} properties start from these.
+	 * The defaults: namespace {@code distlock}, pub/sub on, fence retention one day, no replica acknowledgement,
+	 * fencing tokens on. The starter's {@code distributed-lock.redis.*} properties start from these.
 	 */
 	public static RedisLockSettings defaults() {
 		return new RedisLockSettings("distlock", true);
@@ -68,7 +82,14 @@ public record RedisLockSettings(String namespace, boolean pubSub, Duration fence
 	 * These settings with another number of replicas that must acknowledge each grant.
 	 */
 	public RedisLockSettings withReplicaAcks(int replicas) {
-		return new RedisLockSettings(namespace, pubSub, fenceRetention, replicas);
+		return new RedisLockSettings(namespace, pubSub, fenceRetention, replicas, fencing);
+	}
+
+	/**
+	 * These settings with fencing tokens on or off for plain exclusive locks.
+	 */
+	public RedisLockSettings withFencing(boolean on) {
+		return new RedisLockSettings(namespace, pubSub, fenceRetention, replicaAcks, on);
 	}
 
 }

@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The arguments of one script call on the lock-script connection ({@code EVALSHA} or {@code EVAL}: the SHA or the
- * script, the number of keys, {@code KEYS}, {@code ARGV}), written straight to the wire as Redis bulk strings in
- * UTF-8. A key is a name, or a {@link RedisKeys.Suffix} standing for the first key's name followed by it
+ * script, the number of keys, {@code KEYS}, {@code ARGV}), or of one plain command on it ({@link #command}: its key and
+ * arguments; the acquire of a lock without fencing tokens, {@code SET}), written straight to the wire as Redis bulk
+ * strings in UTF-8. A key is a name, or a {@link RedisKeys.Suffix} standing for the first key's name followed by it
  * ({@link RedisKeys.OfLock#scriptKeys(int)}), written as the bytes of the joined name without that name ever being
  * built. Lettuce's own {@link CommandArgs} makes an object per argument, grows its list past ten (a waiting caller's
  * acquire sends 13, every exclusive release 12 or more) and copies each UTF-8 string through a buffer of its own; the
@@ -25,31 +26,43 @@ final class ScriptArguments extends CommandArgs<String, String> {
 
 	private static final byte[] CRLF = { '\r', '\n' };
 
-	/** The SHA ({@code EVALSHA}) or the script's text ({@code EVAL}). */
-	private final String script;
+	/** The SHA ({@code EVALSHA}) or the script's text ({@code EVAL}); null for a plain command. */
+	private final @Nullable String script;
 
 	private final Object[] keys;
 
 	private final String[] values;
 
-	ScriptArguments(String script, Object[] keys, String[] values) {
+	/**
+	 * @param script the SHA or the script's text, or null for a plain command ({@link #command})
+	 */
+	ScriptArguments(@Nullable String script, Object[] keys, String[] values) {
 		super(StringCodec.UTF8);
 		this.script = script;
 		this.keys = keys;
 		this.values = values;
 	}
 
+	/**
+	 * The arguments of a plain command on one key: the key's name, then the values.
+	 */
+	static ScriptArguments command(String key, String... values) {
+		return new ScriptArguments(null, new Object[] { key }, values);
+	}
+
 	@Override
 	public int count() {
-		return 2 + keys.length + values.length;
+		return (script == null ? 0 : 2) + keys.length + values.length;
 	}
 
 	@Override
 	public void encode(ByteBuf target) {
-		writeString(target, script);
-		writeLength(target, '$', stringSize(keys.length));
-		writeNumber(target, keys.length);
-		target.writeBytes(CRLF);
+		if (script != null) {
+			writeString(target, script);
+			writeLength(target, '$', stringSize(keys.length));
+			writeNumber(target, keys.length);
+			target.writeBytes(CRLF);
+		}
 		for (Object key : keys) {
 			if (key instanceof RedisKeys.Suffix suffix) {
 				String lock = (String) keys[0];
@@ -73,18 +86,19 @@ final class ScriptArguments extends CommandArgs<String, String> {
 	}
 
 	@Override
-	public String getFirstString() {
-		return script;
+	public @Nullable String getFirstString() {
+		return script != null ? script : (String) keys[0];
 	}
 
 	@Override
-	public Long getFirstInteger() {
-		return (long) keys.length;
+	public @Nullable Long getFirstInteger() {
+		return script != null ? (long) keys.length : null;
 	}
 
 	@Override
 	public String toCommandString() {
-		return script + " " + keys.length + " " + names(keys) + " " + Arrays.toString(values);
+		return script == null ? keys[0] + " " + Arrays.toString(values)
+				: script + " " + keys.length + " " + names(keys) + " " + Arrays.toString(values);
 	}
 
 	@Override

@@ -19,6 +19,11 @@
 -- own replay answers 1 and the holder's own later release reports the lock lost, not released. A hand-off to a waiter
 -- with a lock ID records it there; one to a waiter without expiry is provisional (a lease of the queue stay, so a
 -- waiter that died does not hold it for ever) until the waiter takes it (acquire.lua's answer 2).
+-- Two forms. With 6 KEYS, as above. With 5 KEYS (no ids hash), the lean release of a plain lock (no lock ID, with
+-- expiry) of a client without fencing tokens, whether its plain SET NX GET or a hand-off granted it: no replay record
+-- is read or written, so a release with nobody waiting is GET and DEL only, and none makes a fence hash. A key that
+-- is gone answers -1 (the caller tells a replay of its own release from an expiry by its own lease), one held by
+-- another token 0. A hand-off is as in the 6-KEYS form. ARGV[5] and ARGV[6] are then '0' or left out.
 -- KEYS[1] lock key, KEYS[2] fence hash, KEYS[3] waiting mark, KEYS[4] waiter queue, KEYS[5] waiter entries,
 -- KEYS[6] ids hash
 -- ARGV[1] owner token, ARGV[2] '1' when this client tells waiters over pub/sub (and hands off), else '0',
@@ -28,7 +33,7 @@
 -- ARGV[7] '1' for the cleanup of a caller that has gone (its queue entry is withdrawn first); ARGV[5] to ARGV[7] are
 -- left out when all three are '0' (a handle's release of a plain lock: three arguments fewer for the server to take in)
 -- Returns 1 if the lock was released or passed on (now or by an earlier run of this release), 0 if the token did
--- not hold it.
+-- not hold it; with 5 KEYS -1 if the key was gone.
 local t
 local idMode = ARGV[5] or '0'
 if ARGV[7] == '1' then
@@ -41,19 +46,26 @@ if idMode ~= '0' then
 	expireIdsWithLongestRecord(KEYS[6], tonumber(ARGV[3]), t[1] * 1000 + math.floor(t[2] / 1000))
 end
 local member = idMode == '2' and ARGV[1] .. ' unlocked' or ARGV[1]
+local lean = #KEYS == 5
 -- pcall: after a takeover the key may be a shared-holder set, where GET answers WRONGTYPE; that is "not ours".
-if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
+local holder = redis.pcall('GET', KEYS[1])
+if holder ~= ARGV[1] then
+	if lean then
+		return holder == false and -1 or 0
+	end
 	if redis.call('HGET', KEYS[2], 'r') == member then
 		return 1
 	end
 	return 0
 end
 local waited = redis.call('DEL', KEYS[1], KEYS[3]) == 2
--- pcall: under maxmemory with noeviction a full Redis refuses writes that add data (OOM), but DEL is allowed; the
--- lock is free then, and only the answer to a replay of this release is lost.
-redis.pcall('HSET', KEYS[2], 'r', member)
-if ARGV[6] == '1' and redis.call('PTTL', KEYS[2]) == -1 then
-	redis.call('PEXPIRE', KEYS[2], ARGV[3])
+if not lean then
+	-- pcall: under maxmemory with noeviction a full Redis refuses writes that add data (OOM), but DEL is allowed; the
+	-- lock is free then, and only the answer to a replay of this release is lost.
+	redis.pcall('HSET', KEYS[2], 'r', member)
+	if ARGV[6] == '1' and redis.call('PTTL', KEYS[2]) == -1 then
+		redis.call('PEXPIRE', KEYS[2], ARGV[3])
+	end
 end
 if not waited then
 	return 1 -- nobody marked the lock as waited for

@@ -42,7 +42,7 @@ class RedisCallDeadlineTest {
 		server = RedisServerProcess.startOnFreePort();
 		factory = server.connectionFactory(COMMAND_TIMEOUT);
 		scripts = new LockScripts(factory, new StringRedisTemplate(factory), new RedisKeys("deadline"), false,
-				Duration.ofMinutes(1), 0);
+				Duration.ofMinutes(1), 0, true);
 	}
 
 	@AfterEach

@@ -43,7 +43,7 @@ class RedisReplayAnswersTest {
 		RedisLockSettings settings = new RedisLockSettings(NS, true);
 		provider = new RedisLockProvider(server.factory(), settings);
 		releases = new LockScripts(server.factory(), server.redis(), new RedisKeys(NS), true,
-				settings.fenceRetention(), 0);
+				settings.fenceRetention(), 0, true);
 	}
 
 	@AfterEach

@@ -52,12 +52,19 @@ class RedisSeamsTest extends LockTemplateSeamsTest {
 
 	@Override
 	protected LockProvider createProvider() {
-		return new RedisLockProvider(proxied, RedisLockSettings.defaults());
+		return new RedisLockProvider(proxied, settings());
 	}
 
 	@Override
 	protected LockProvider createObserverProvider(LockProvider provider) {
-		return new RedisLockProvider(direct, RedisLockSettings.defaults());
+		return new RedisLockProvider(direct, settings());
+	}
+
+	/**
+	 * The settings both providers run with; a subclass runs the suite with others.
+	 */
+	protected RedisLockSettings settings() {
+		return RedisLockSettings.defaults();
 	}
 
 	@Override

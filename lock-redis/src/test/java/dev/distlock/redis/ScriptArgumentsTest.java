@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A script call written by {@link ScriptArguments} is, byte for byte, the command Lettuce's own arguments write for
  * {@code EVALSHA} and {@code EVAL} with the keys' names built as strings (keys and values of any length and script, a
- * lock's other keys as its name and a suffix), and routes by the same first key, in the lock's cluster slot.
+ * lock's other keys as its name and a suffix), and routes by the same first key, in the lock's cluster slot; a plain
+ * command ({@code SET} of a lock without fencing tokens) likewise.
  */
 class ScriptArgumentsTest {
 
@@ -64,6 +65,19 @@ class ScriptArgumentsTest {
 		CommandArgs<String, String> lettuce = new CommandArgs<>(StringCodec.UTF8).add("return 1").add(0);
 		assertThat(written(CommandType.EVAL, ours)).isEqualTo(written(CommandType.EVAL, lettuce));
 		assertThat(ours.getFirstEncodedKey()).isNull();
+	}
+
+	@Test
+	void aPlainCommandIsWrittenAsLettucesOwnArgumentsWriteIt() {
+		for (String key : new String[] { "orders:42", "ключ-€-😀", "k".repeat(1000) }) {
+			String lock = keys.lock(key);
+			String[] values = { "token-ü", "NX", "GET", "PX", "10000" };
+			CommandArgs<String, String> lettuce = new CommandArgs<>(StringCodec.UTF8).addKey(lock).addValues(values);
+			ScriptArguments ours = ScriptArguments.command(lock, values);
+			assertThat(written(CommandType.SET, ours)).isEqualTo(written(CommandType.SET, lettuce));
+			assertThat(ours.count()).isEqualTo(lettuce.count());
+			assertThat(bytes(ours.getFirstEncodedKey())).isEqualTo(bytes(lettuce.getFirstEncodedKey()));
+		}
 	}
 
 	private static String written(CommandType type, CommandArgs<String, String> args) {

@@ -35,7 +35,7 @@ public final class RedisLockAutoConfiguration {
 	RedisLockProvider redisLockProvider(RedisConnectionFactory connectionFactory, RedisLockProperties redis) {
 		RedisLockSettings settings = LockPropertyValues.storeSettings("redis", () -> new RedisLockSettings(
 				LockPropertyValues.text("redis.namespace", redis.getNamespace()), redis.isPubSub(),
-				redis.getFenceRetention(), redis.getReplicaAcks()));
+				redis.getFenceRetention(), redis.getReplicaAcks(), redis.isFencing()));
 		return new RedisLockProvider(connectionFactory, settings);
 	}
 

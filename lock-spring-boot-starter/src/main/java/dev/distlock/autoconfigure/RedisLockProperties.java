@@ -38,6 +38,14 @@ public class RedisLockProperties {
 	 */
 	private int replicaAcks = RedisLockSettings.defaults().replicaAcks();
 
+	/**
+	 * Whether plain exclusive locks (no lock ID, with expiry, not shared, not in a group) get fencing tokens. Off,
+	 * such a lock costs one plain SET NX GET (Redis 7.0 or later) and a two-command release: its fencing token is 0,
+	 * status shows no owner or host for it, and a release that finds the key gone (as after a forced release) while
+	 * the lease runs answers released. Waiters, hand-offs, writer priority and every other kind of lock are unchanged.
+	 */
+	private boolean fencing = RedisLockSettings.defaults().fencing();
+
 	public String getNamespace() {
 		return namespace;
 	}
@@ -68,6 +76,14 @@ public class RedisLockProperties {
 
 	public void setReplicaAcks(int replicaAcks) {
 		this.replicaAcks = replicaAcks;
+	}
+
+	public boolean isFencing() {
+		return fencing;
+	}
+
+	public void setFencing(boolean fencing) {
+		this.fencing = fencing;
 	}
 
 }

@@ -39,7 +39,7 @@ class ConfigurationMetadataTest {
 			"distributed-lock.max-wait", "distributed-lock.auto-renew", "distributed-lock.on-failure",
 			"distributed-lock.owner", "distributed-lock.shutdown-wait", "distributed-lock.redis.namespace",
 			"distributed-lock.redis.pub-sub", "distributed-lock.redis.fence-retention",
-			"distributed-lock.redis.replica-acks",
+			"distributed-lock.redis.replica-acks", "distributed-lock.redis.fencing",
 			"distributed-lock.mongo.collection", "distributed-lock.mongo.write-concern",
 			"distributed-lock.mongo.create-indexes", "distributed-lock.mongo.purge-interval",
 			"distributed-lock.mongo.purge-grace", "distributed-lock.mongo.call-timeout",

@@ -33,6 +33,7 @@ import dev.distlock.core.spi.LockProvider;
 import dev.distlock.mongo.MongoLockProvider;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.RedisLockSettings;
 import dev.distlock.spring.DistributedLockBeanPostProcessor;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,6 +83,16 @@ class DistributedLockAutoConfigurationTest {
 	void redisConnectionFactorySelectsRedis() {
 		runner.withUserConfiguration(RedisConfig.class)
 			.run(context -> assertThat(context.getBean(LockProvider.class)).isInstanceOf(RedisLockProvider.class));
+	}
+
+	@Test
+	void redisFencingIsOnByDefaultAndTurnedOffByItsProperty() {
+		runner.withUserConfiguration(RedisConfig.class)
+			.run(context -> assertThat(context.getBean(RedisLockProvider.class).settings().fencing()).isTrue());
+		runner.withUserConfiguration(RedisConfig.class)
+			.withPropertyValues("distributed-lock.redis.fencing=false")
+			.run(context -> assertThat(context.getBean(RedisLockProvider.class).settings())
+				.isEqualTo(RedisLockSettings.defaults().withFencing(false)));
 	}
 
 	@Test

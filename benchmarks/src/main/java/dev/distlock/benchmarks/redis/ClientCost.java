@@ -10,7 +10,7 @@ import dev.distlock.benchmarks.harness.CycleCost;
 /**
  * Client cost of one uncontended cycle, exact rather than timed: bytes allocated and CPU time per cycle on the calling
  * threads ({@code ThreadMXBean}), and CPU and allocation of the whole JVM over the same cycles (Lettuce's event loop and
- * timer threads included), for the floor, the provider alone and the template arms, each with one client shared by
+ * timer threads included), for the floor, the provider alone and the template arms (with and without fencing tokens), each with one client shared by
  * the threads, each thread on its own key. Load moves these figures far less than throughput. Run with
  * {@code java -cp benchmarks.jar dev.distlock.benchmarks.redis.ClientCost}; {@code -Dcost.threads=1,8},
  * {@code -Dcost.warmup=10000} and {@code -Dcost.cycles=20000} (per thread), {@code -Dcost.rounds=2}.
@@ -29,7 +29,8 @@ public final class ClientCost {
 		String[] threadCounts = System.getProperty("cost.threads", "1,8").split(",");
 		try (BenchmarkRedisServer server = BenchmarkRedisServer.start()) {
 			List<LockArm> arms = List.of(new LettuceFloorArm("redis://127.0.0.1:" + server.port()),
-					new DistlockProviderArm(server.port()), new DistlockRedisArm(server.port(), false),
+					new DistlockProviderArm(server.port()), new DistlockProviderArm(server.port(), false),
+					new DistlockRedisArm(server.port(), false), new DistlockRedisArm(server.port(), false, false),
 					new DistlockRedisArm(server.port(), true));
 			System.out.printf("%-55s %7s %5s %12s %12s %12s %12s %10s%n", "arm", "threads", "round", "caller B",
 					"caller CPU ns", "JVM CPU ns", "JVM B", "cycles/s");

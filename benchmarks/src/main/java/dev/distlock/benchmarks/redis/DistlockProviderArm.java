@@ -18,16 +18,26 @@ public final class DistlockProviderArm implements LockArm {
 
 	private final int port;
 
+	private final boolean fencing;
+
 	/**
-	 * An arm on the server at the port.
+	 * An arm on the server at the port, with fencing tokens.
 	 */
 	public DistlockProviderArm(int port) {
+		this(port, true);
+	}
+
+	/**
+	 * An arm on the server at the port, with or without fencing tokens ({@code fencing=false}).
+	 */
+	public DistlockProviderArm(int port, boolean fencing) {
 		this.port = port;
+		this.fencing = fencing;
 	}
 
 	@Override
 	public String name() {
-		return "distlock provider alone (SPI, spins like the floor)";
+		return "distlock provider alone (SPI, spins like the floor)" + (fencing ? "" : ", fencing off");
 	}
 
 	@Override
@@ -38,7 +48,8 @@ public final class DistlockProviderArm implements LockArm {
 	@Override
 	public LockClient newClient() {
 		LettuceConnectionFactory connectionFactory = BenchmarkRedisServer.connect(port);
-		RedisLockProvider provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
+		RedisLockProvider provider = new RedisLockProvider(connectionFactory,
+				RedisLockSettings.defaults().withFencing(fencing));
 		return new ProviderClient(provider, Thread::onSpinWait, () -> {
 			provider.close();
 			connectionFactory.destroy();

@@ -13,8 +13,8 @@ import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.RedisLockSettings;
 
 /**
- * distlock: {@link LockTemplate} on {@link RedisLockProvider}, with the default settings (pub/sub release signals on)
- * and a 10 s lease; waiting is the template's, bounded at 60 s.
+ * distlock: {@link LockTemplate} on {@link RedisLockProvider}, with the default settings (pub/sub release signals on,
+ * or fencing tokens off: {@code fencing=false}) and a 10 s lease; waiting is the template's, bounded at 60 s.
  */
 public final class DistlockRedisArm implements LockArm {
 
@@ -22,14 +22,24 @@ public final class DistlockRedisArm implements LockArm {
 
 	private final boolean autoRenew;
 
+	private final boolean fencing;
+
 	private final LockOptions options;
 
 	/**
-	 * An arm on the server at the port, with or without the watchdog.
+	 * An arm on the server at the port, with or without the watchdog, with fencing tokens.
 	 */
 	public DistlockRedisArm(int port, boolean autoRenew) {
+		this(port, autoRenew, true);
+	}
+
+	/**
+	 * An arm on the server at the port, with or without the watchdog and fencing tokens.
+	 */
+	public DistlockRedisArm(int port, boolean autoRenew, boolean fencing) {
 		this.port = port;
 		this.autoRenew = autoRenew;
+		this.fencing = fencing;
 		this.options = LockOptions.builder()
 			.timeout(Duration.ofSeconds(10))
 			.waitUpTo(Duration.ofSeconds(60))
@@ -39,7 +49,7 @@ public final class DistlockRedisArm implements LockArm {
 
 	@Override
 	public String name() {
-		return autoRenew ? "distlock (auto-renew)" : "distlock";
+		return (autoRenew ? "distlock (auto-renew)" : "distlock") + (fencing ? "" : " (fencing off)");
 	}
 
 	@Override
@@ -50,7 +60,8 @@ public final class DistlockRedisArm implements LockArm {
 	@Override
 	public LockClient newClient() {
 		LettuceConnectionFactory connectionFactory = BenchmarkRedisServer.connect(port);
-		RedisLockProvider provider = new RedisLockProvider(connectionFactory, RedisLockSettings.defaults());
+		RedisLockProvider provider = new RedisLockProvider(connectionFactory,
+				RedisLockSettings.defaults().withFencing(fencing));
 		return new TemplateClient(provider, options, () -> {
 			provider.close();
 			connectionFactory.destroy();

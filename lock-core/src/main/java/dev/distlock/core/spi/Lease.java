@@ -10,7 +10,8 @@ import java.time.Duration;
 public interface Lease {
 
 	/**
-	 * The fencing token: strictly increasing per key across all holders, also after expiry.
+	 * The fencing token: strictly increasing per key across all holders, also after expiry; 0 when the store was
+	 * configured without fencing tokens (Redis {@code fencing=false}, for a plain exclusive lock).
 	 */
 	long fencingToken();
 

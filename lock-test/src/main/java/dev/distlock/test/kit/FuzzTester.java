@@ -14,7 +14,8 @@ import dev.distlock.core.LockTemplate;
 
 /**
  * The fuzz oracle: threads run an unguarded read-sleep-write counter per key under the lock. Only mutual exclusion
- * keeps the count exact; each section also checks that its fencing token is above the last one seen for the key.
+ * keeps the count exact; each section also checks that its fencing token is above the last one seen for the key (a
+ * token 0, a grant without one, is counted apart).
  */
 public final class FuzzTester {
 
@@ -81,20 +82,25 @@ public final class FuzzTester {
 		}
 		List<Long> counts = new ArrayList<>();
 		int violations = 0;
+		int withoutToken = 0;
 		for (Resource resource : resources) {
 			counts.add(resource.count);
 			violations += resource.violations;
+			withoutToken += resource.withoutToken;
 		}
-		return new Result(counts, violations, sections.get());
+		return new Result(counts, violations, sections.get(), withoutToken);
 	}
 
 	/**
 	 * What a run ended with.
 	 * @param counts the final counter per key, in key order
-	 * @param fencingViolations sections whose token was not above the last one the resource had seen
+	 * @param fencingViolations sections whose token was not above the last one the resource had seen (tokens 0 left
+	 * out: see {@code sectionsWithoutToken})
 	 * @param sections how many sections ran
+	 * @param sectionsWithoutToken sections whose token was 0, a grant without a fencing token (Redis with
+	 * {@code fencing=false}); the resource leaves them out of its token check
 	 */
-	public record Result(List<Long> counts, int fencingViolations, int sections) {
+	public record Result(List<Long> counts, int fencingViolations, int sections, int sectionsWithoutToken) {
 	}
 
 	/**
@@ -108,6 +114,8 @@ public final class FuzzTester {
 
 		private volatile int violations;
 
+		private volatile int withoutToken;
+
 		void write(long fencingToken) {
 			long read = count;
 			long seen = lastToken;
@@ -118,10 +126,15 @@ public final class FuzzTester {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			if (fencingToken <= seen) {
-				violations = violations + 1;
+			if (fencingToken == 0) {
+				withoutToken = withoutToken + 1;
 			}
-			lastToken = fencingToken;
+			else {
+				if (fencingToken <= seen) {
+					violations = violations + 1;
+				}
+				lastToken = fencingToken;
+			}
 			count = read + 1;
 		}
 
