@@ -1123,7 +1123,6 @@ public abstract class LockTemplateSeamsTest {
 		ConcurrentLinkedQueue<Throwable> wrong = new ConcurrentLinkedQueue<>();
 		// fencing tokens are per key: each instance's tokens in the order it got them, with the key they are for
 		Map<String, List<ConcurrentLinkedQueue<Long>>> tokensByKey = new TreeMap<>();
-		AtomicInteger granted = new AtomicInteger();
 		List<Worker<String>> workers = new ArrayList<>();
 		for (LockTemplate on : List.of(template, observer)) {
 			// minimum holds on a key of each instance's own, so the hold is counted from this call's send
@@ -1134,7 +1133,6 @@ public abstract class LockTemplateSeamsTest {
 				for (int i = 0; i < 10; i++) {
 					try {
 						shortRound(what, duration, i, on, roundKey, tokens);
-						granted.incrementAndGet();
 					}
 					catch (LockAcquisitionException | LockLostException | LockReleaseException
 							| dev.distlock.core.LockExtendException ex) {
@@ -1157,8 +1155,10 @@ public abstract class LockTemplateSeamsTest {
 				duration).isEmpty();
 		if (what != Short.LEASE) {
 			// a lease shorter than a round trip may never be granted in time; a long one with a short hold or
-			// extension always is
-			assertThat(granted.get()).as("rounds that got the lock").isPositive();
+			// extension always is (counted when the lock is got: on a loaded machine a round's extension to 1 ms
+			// may run out before its release arrives, which is "lost", a typed outcome, not a missed grant)
+			int got = tokensByKey.values().stream().flatMap(List::stream).mapToInt(ConcurrentLinkedQueue::size).sum();
+			assertThat(got).as("rounds that got the lock").isPositive();
 		}
 		tokensByKey.forEach((tokenKey, perInstance) -> {
 			List<Long> all = new ArrayList<>();
