@@ -63,10 +63,14 @@ final class ScriptArguments extends CommandArgs<String, String> {
 			writeNumber(target, keys.length);
 			target.writeBytes(CRLF);
 		}
+		int lockBytes = -1; // the UTF-8 length of the first key's name, counted once for every suffix after it
 		for (Object key : keys) {
 			if (key instanceof RedisKeys.Suffix suffix) {
 				String lock = (String) keys[0];
-				writeLength(target, '$', ByteBufUtil.utf8Bytes(lock) + suffix.bytes().length);
+				if (lockBytes < 0) {
+					lockBytes = ByteBufUtil.utf8Bytes(lock);
+				}
+				writeLength(target, '$', lockBytes + suffix.bytes().length);
 				ByteBufUtil.writeUtf8(target, lock);
 				target.writeBytes(suffix.bytes());
 				target.writeBytes(CRLF);
