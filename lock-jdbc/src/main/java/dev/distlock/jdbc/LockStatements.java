@@ -255,8 +255,9 @@ final class LockStatements {
 		this.releaseExclusiveAnywayNotifying = notifying(dialect, releaseExclusiveAnyway);
 		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND released = ?";
 		this.heldBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND " + live;
+		String writerLive = liveWriterMark(dialect);
 		this.lockKeyRow = "SELECT CASE WHEN token IS NOT NULL AND " + live + " THEN 1 ELSE 0 END, "
-				+ "CASE WHEN waiter IS NOT NULL AND waiter_until > " + now + " THEN 1 ELSE 0 END FROM " + table
+				+ "CASE WHEN " + writerLive + " THEN 1 ELSE 0 END FROM " + table
 				+ " WHERE lock_key = ? AND holder = '' FOR UPDATE";
 		this.insertFreeKeyRow = insertInto + table + " (lock_key, holder, fence, expires_at, shared_until) VALUES (?, '', "
 				+ "0, " + epoch + ", " + epoch + ")" + onConflict;
@@ -290,15 +291,14 @@ final class LockStatements {
 		String left = dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE " + epoch
 				+ " END, shared_until)");
 		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
-		this.remainingMarked = "SELECT " + left + ", CASE WHEN waiter IS NOT NULL AND waiter_until > " + now
-				+ " THEN 1 ELSE 0 END FROM " + table + " WHERE lock_key = ? AND holder = ''";
+		this.remainingMarked = "SELECT " + left + ", CASE WHEN " + writerLive + " THEN 1 ELSE 0 END FROM " + table
+				+ " WHERE lock_key = ? AND holder = ''";
 		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
 				+ " WHERE lock_key = ? AND holder = ''";
 		// MariaDB has no RETURNING on UPDATE: the lease left (plus one, so that none left is not 0, which the driver
 		// reads as no value) is the statement's LAST_INSERT_ID, which the OK packet carries.
 		this.markWaiterRemaining = dialect == JdbcDialect.POSTGRESQL ? markWaiter + " RETURNING " + left
 				: markWaiter + " AND LAST_INSERT_ID(GREATEST(0, " + left + ") + 1) > 0";
-		String writerLive = "waiter IS NOT NULL AND waiter_until > " + now;
 		this.markReaderRemaining = dialect == JdbcDialect.POSTGRESQL ? "UPDATE " + table + " SET waiter = CASE WHEN "
 				+ writerLive + " THEN waiter ELSE NULL END, waiter_until = CASE WHEN " + writerLive
 				+ " THEN waiter_until ELSE GREATEST(COALESCE(waiter_until, " + epoch + "), " + plus + ") END "
@@ -352,11 +352,16 @@ final class LockStatements {
 		}
 		// RETURNING rather than a data-modifying CTE read by a SELECT: the same rows and calls, without the CTE's
 		// tuplestore and scan on every release (issue 22).
-		String named = "waiter IS NOT NULL AND waiter_until > " + dialect.now();
+		String named = liveWriterMark(dialect);
 		return update + " RETURNING CASE WHEN waiter_until > " + dialect.now() + " - INTERVAL '"
 				+ JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN pg_notify(?, CASE WHEN " + named
 				+ " THEN waiter || chr(" + (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, "
 				+ "CASE WHEN " + named + " THEN waiter END";
+	}
+
+	/** A key row's waiting writer's mark is live: a writer waits for the key, and releases name it. */
+	private static String liveWriterMark(JdbcDialect dialect) {
+		return "waiter IS NOT NULL AND waiter_until > " + dialect.now();
 	}
 
 	JdbcDialect dialect() {
