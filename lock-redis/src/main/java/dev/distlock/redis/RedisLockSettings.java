@@ -15,11 +15,12 @@ import dev.distlock.core.InvalidLockOptionException;
  * @param replicaAcks how many replicas must acknowledge each grant (Redis {@code WAIT}) before it is returned as
  * held; 0 returns grants at once, as asynchronous replication allows
  * @param fencing whether plain exclusive locks (no lock ID, with expiry, not shared, not in a group, though a
- * group across cluster slots is taken key by key as plain locks) get fencing tokens. Off, such a lock is taken by one plain {@code SET NX GET PX} (Redis 7.0 or later) and released by a
- * compare-and-delete without a replay record: its fencing token is 0, the store keeps no holder details for it, and
- * a release that finds the key gone answers from the handle's own lease (see {@code docs/REDIS.md}, "Without fencing
- * tokens"). A waiter whose plain attempt was refused queues as with fencing on, and a lock handed to it carries a
- * fencing token; every other kind of lock is served as with fencing on
+ * group across cluster slots is taken key by key as plain locks) get fencing tokens. Off, such a lock is taken by one
+ * plain {@code SET NX GET PX} (Redis 7.0 or later) and released by a compare-and-delete without a replay record: its
+ * fencing token is 0, the store keeps no holder details for it, and a release that finds the key gone answers from
+ * the handle's own lease (see {@code docs/REDIS.md}, "Without fencing tokens"). A waiter whose plain attempt was
+ * refused queues as with fencing on, and a lock handed to it carries a fencing token; every other kind of lock is
+ * served as with fencing on
  */
 public record RedisLockSettings(String namespace, boolean pubSub, Duration fenceRetention, int replicaAcks,
 		boolean fencing) {
