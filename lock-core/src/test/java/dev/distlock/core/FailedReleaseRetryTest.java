@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -39,12 +42,19 @@ class FailedReleaseRetryTest {
 	/** While set, every release call fails as a store that cannot be reached does. */
 	private final AtomicBoolean storeDown = new AtomicBoolean();
 
+	/** While set, every release call is cut short by an interrupt, again and again. */
+	private final AtomicBoolean interruptEveryRelease = new AtomicBoolean();
+
 	private final AtomicInteger releaseCalls = new AtomicInteger();
+
+	/** The template's renewal executor, one thread: a task submitted to it runs after any background run under way. */
+	private final ExecutorService renewals = Executors.newSingleThreadExecutor();
 
 	private final List<String> events = new CopyOnWriteArrayList<>();
 
 	private final LockTemplate template = LockTemplate.builder(new FlakyReleases())
 		.holderCheckInterval(CHECK)
+		.renewalExecutor(renewals)
 		.listener(new LockListener() {
 			@Override
 			public void onReleased(LockHandle handle, Duration heldFor) {
@@ -66,6 +76,7 @@ class FailedReleaseRetryTest {
 	@AfterEach
 	void close() {
 		template.close();
+		renewals.shutdownNow();
 	}
 
 	@Test
@@ -165,15 +176,14 @@ class FailedReleaseRetryTest {
 		while (handle.isHeld() && System.currentTimeMillis() < deadline) {
 			Thread.sleep(10);
 		}
-		Thread.sleep(CHECK.toMillis() * 4); // a run that had started when the lease ran out has ended by now
+		// A run that had started when the lease ran out ends first; every later one finds the lease run out.
+		renewals.submit(() -> { }).get(BOUND_MILLIS, TimeUnit.MILLISECONDS);
 		int calls = releaseCalls.get();
 		Thread.sleep(CHECK.toMillis() * 4);
 		assertThat(releaseCalls).as("the store let the lock go by itself; nothing more to run").hasValue(calls);
 		assertThat(events).containsExactly("releaseFailed short");
 		assertThat(new LockOperations(template).heldLocks()).isEmpty();
 	}
-
-	private final AtomicBoolean interruptEveryRelease = new AtomicBoolean();
 
 	private void awaitCalls(int atLeast) throws InterruptedException {
 		long deadline = System.currentTimeMillis() + BOUND_MILLIS;
