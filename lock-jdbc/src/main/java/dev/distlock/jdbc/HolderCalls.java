@@ -72,16 +72,8 @@ final class HolderCalls {
 		boolean released = database.run(key, "release", boundMillis, shared, session -> {
 			boolean postgres = session.dialect() == JdbcDialect.POSTGRESQL;
 			int rows;
-			if (!shared && postgres) {
-				// One round trip: the release and its NOTIFY in one statement.
-				String statement = onlyLive ? sql.releaseExclusiveNotifying : sql.releaseExclusiveAnywayNotifying;
-				List<@Nullable String> notified = session.query(statement, HolderCalls::namedWaiter, mark, key, token,
-						channel);
-				rows = notified.size();
-				named[0] = firstNamed(notified);
-			}
-			else if (!shared) {
-				rows = session.update(onlyLive ? sql.releaseExclusive : sql.releaseExclusiveAnyway, mark, key, token);
+			if (!shared) {
+				rows = clearExclusive(session, key, token, mark, onlyLive, named);
 			}
 			else {
 				session.query(sql.lockKeyRow, rs -> 1, key);
@@ -104,6 +96,66 @@ final class HolderCalls {
 			wakeups.wake(key, named[0]);
 		}
 		return released;
+	}
+
+	/**
+	 * The holder's own release of a plain exclusive lock (a lease, no lock ID, see {@link JdbcLease}): one statement
+	 * that deletes the key row ({@link LockStatements#deleteExclusive}, with its NOTIFY on PostgreSQL). When it deletes
+	 * nothing, the row is released as {@link #release} does (a live waiting writer's mark keeps it), and when that
+	 * releases nothing either, the row is read ({@link LockStatements#releaseState}): this token's release mark is a
+	 * replay of that release; a row gone, or written by a later grant, is a replay of this holder's delete while its
+	 * lease still runs as this JVM counts it ({@code leaseEndNanos}). Nobody else deletes a key row before its lease
+	 * ended (the purger waits for the grace after it), and nobody else grants it while the lease runs unless it was
+	 * freed, which only a forced release does besides this holder, keeping the row and this grant's fencing token on it
+	 * until the next grant; so the answer is wrong only for a forced release followed by another grant while this
+	 * lease still runs ("released" instead of "lost"). After the lease ended, the answer is "lost".
+	 * @return whether this call released it, or an earlier one of this token did
+	 */
+	boolean releaseDeleting(String key, String token, long fencingToken, long leaseEndNanos, long boundMillis) {
+		@Nullable String[] named = new String[1];
+		boolean released = database.run(key, "release", boundMillis, false, session -> {
+			int rows;
+			if (session.dialect() == JdbcDialect.POSTGRESQL) {
+				List<@Nullable String> notified = session.query(sql.deleteExclusiveNotifying, HolderCalls::namedWaiter,
+						key, token, channel);
+				rows = notified.size();
+				named[0] = firstNamed(notified);
+			}
+			else {
+				rows = session.update(sql.deleteExclusive, key, token);
+			}
+			if (rows > 0 || clearExclusive(session, key, token, token, true, named) > 0) {
+				return true;
+			}
+			List<Integer> state = session.query(sql.releaseState, rs -> rs.getInt(1), token, fencingToken, key);
+			if (!state.isEmpty() && state.get(0) < 2) {
+				return state.get(0) == 1;
+			}
+			// Read after the row was: a lease still running now was running when the row was read.
+			return System.nanoTime() - leaseEndNanos < 0;
+		});
+		if (released) {
+			wakeups.wake(key, named[0]);
+		}
+		return released;
+	}
+
+	/**
+	 * Clears the key row of the token's exclusive lock, keeping the row (with {@code mark} as its release mark); on
+	 * PostgreSQL with its NOTIFY in the same statement, the waiter it named put in {@code named}.
+	 * @return the rows it released
+	 */
+	private int clearExclusive(LockDatabase.Session session, String key, String token, @Nullable String mark,
+			boolean onlyLive, @Nullable String[] named) throws SQLException {
+		if (session.dialect() == JdbcDialect.POSTGRESQL) {
+			// One round trip: the release and its NOTIFY in one statement.
+			String statement = onlyLive ? sql.releaseExclusiveNotifying : sql.releaseExclusiveAnywayNotifying;
+			List<@Nullable String> notified = session.query(statement, HolderCalls::namedWaiter, mark, key, token,
+					channel);
+			named[0] = firstNamed(notified);
+			return notified.size();
+		}
+		return session.update(onlyLive ? sql.releaseExclusive : sql.releaseExclusiveAnyway, mark, key, token);
 	}
 
 	/** The owner token a notifying release named in one of its rows, or null when it named none. */

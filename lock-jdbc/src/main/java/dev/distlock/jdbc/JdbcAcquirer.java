@@ -18,9 +18,9 @@ import dev.distlock.core.spi.LockRequest;
 /**
  * Takes a lock in one attempt, bounded by its lease. Exclusive on PostgreSQL: one {@code INSERT ... ON CONFLICT DO
  * UPDATE ... WHERE} that inserts the key's row or grants it when it is free, expired or already this token's, one
- * round trip whatever the row's state. Exclusive on MySQL/MariaDB: an UPDATE of the key's row under the same
- * conditions, else an INSERT that writes nothing when the row exists: one round trip when the key was used before,
- * two the first time and on a refusal. Each statement draws the fencing token from the sequence itself. Shared: one
+ * round trip whatever the row's state. Exclusive on MySQL/MariaDB: an INSERT IGNORE of the key's row, else, when the
+ * row exists, an UPDATE under the same conditions: one round trip when the key has no row (new, or freed by a plain
+ * release, which deletes it), two when the row was kept and on a refusal. Each statement draws the fencing token from the sequence itself. Shared: one
  * short transaction that locks the key's row, counts the live shared holders and adds this one. A deadlock or
  * serialisation failure rolled back by the server is a refusal, never an error. An attempt that failed in a way that
  * may have left a grant behind has that grant released by owner token before the error is thrown, then again in the
@@ -154,8 +154,9 @@ final class JdbcAcquirer {
 			return Optional.empty();
 		}
 		long leaseNanos = request.noExpiry() ? TimeLimits.MAX_LEASE.toNanos() : request.lease().toNanos();
+		boolean deletable = !request.shared() && !request.noExpiry() && request.lockId() == null;
 		return Optional.of(new JdbcLease(calls, request.key(), request.token(), request.shared(), fence,
-				start + leaseNanos, callTimeout));
+				start + leaseNanos, callTimeout, deletable));
 	}
 
 	/**
@@ -188,14 +189,15 @@ final class JdbcAcquirer {
 					request.key(), request.token(), owner, host, request.lockId(), leaseMs, nominalLease));
 		}
 		return database.run(request.key(), "acquire", bound, false, session -> {
-			// Three cases: the row exists and is grantable (one statement), it is absent (the insert, a second one),
-			// or it exists and is held (the insert writes nothing: refused).
+			// Three cases: the row is absent (the insert, one statement: a plain release deletes the row, so this is
+			// the common case), it exists and is grantable (the insert writes nothing, the grant a second statement),
+			// or it exists and is held (neither writes: refused). Each hands back its fencing token as LAST_INSERT_ID.
 			String token = request.token();
-			Long fence = session.returning(sql.grantExclusive, token, token, owner, host, request.lockId(), leaseMs,
-					nominalLease, request.key(), token);
+			Long fence = session.returning(sql.insertExclusive, request.key(), token, owner, host, request.lockId(),
+					leaseMs, nominalLease);
 			if (fence == null) {
-				fence = session.returning(sql.insertExclusive, request.key(), request.token(), owner, host,
-						request.lockId(), leaseMs, nominalLease);
+				fence = session.returning(sql.grantExclusive, token, token, owner, host, request.lockId(), leaseMs,
+						nominalLease, request.key(), token);
 			}
 			return fence;
 		});

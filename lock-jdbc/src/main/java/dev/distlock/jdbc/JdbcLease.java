@@ -27,6 +27,12 @@ final class JdbcLease implements Lease {
 
 	private final Duration callTimeout;
 
+	/**
+	 * Whether the holder's release may delete the key row: a plain exclusive lock, with a lease and no lock ID
+	 * ({@link HolderCalls#releaseDeleting}).
+	 */
+	private final boolean deletable;
+
 	/** Set once this lease released its lock, so a second release answers as the first did. */
 	private volatile boolean released;
 
@@ -34,7 +40,8 @@ final class JdbcLease implements Lease {
 	private volatile long expiresAtNanos;
 
 	JdbcLease(HolderCalls calls, String key, String token, boolean shared, long fencingToken, long expiresAtNanos,
-			Duration callTimeout) {
+			Duration callTimeout, boolean deletable) {
+		this.deletable = deletable;
 		this.calls = calls;
 		this.key = key;
 		this.token = token;
@@ -81,14 +88,25 @@ final class JdbcLease implements Lease {
 
 	/**
 	 * {@inheritDoc} When the statement finds nothing to release, a read tells whether this token's own release already
-	 * went through (a first attempt whose reply was lost), so a release that worked is never reported as lost.
+	 * went through (a first attempt whose reply was lost), so a release that worked is never reported as lost. A plain
+	 * exclusive lock with at least four times the floor of its lease left deletes its row
+	 * ({@link HolderCalls#releaseDeleting}), each attempt bounded by a quarter of the lease left, so that the first
+	 * attempt and the retry's three statements end while the lease still runs, when a row found gone answers
+	 * "released"; otherwise the row is kept with this token's release mark.
 	 */
 	@Override
 	public boolean release() {
 		if (released) {
 			return true;
 		}
-		long bound = TimeLimits.leaseBoundMillis(expiresAtNanos - System.nanoTime(), callTimeout);
+		long left = expiresAtNanos - System.nanoTime();
+		if (deletable && left / 4 >= TimeLimits.FLOOR.toNanos()) {
+			long end = expiresAtNanos;
+			long bound = TimeLimits.leaseBoundMillis(left / 4, callTimeout);
+			released = twice(() -> calls.releaseDeleting(key, token, fencingToken, end, bound));
+			return released;
+		}
+		long bound = TimeLimits.leaseBoundMillis(left, callTimeout);
 		released = twice(() -> calls.release(key, token, shared, true, true, bound));
 		return released;
 	}

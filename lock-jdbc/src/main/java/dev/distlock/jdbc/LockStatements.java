@@ -9,7 +9,11 @@ import org.jspecify.annotations.Nullable;
  * key's row first, so two transactions never wait for each other in opposite orders.
  * <p>The table holds one row per key ({@code holder = ''}), carrying the exclusive holder, the latest fencing token,
  * the end of the latest shared lease ({@code shared_until}) and a waiting writer's mark, plus one row per shared
- * holder ({@code holder} = its owner token). Releases keep the rows; the purger deletes them after the grace.
+ * holder ({@code holder} = its owner token). The holder's release of a plain exclusive lock (a lease, no lock ID)
+ * deletes the key row, as the floor's owner-checked DELETE does, unless a live waiting writer's mark is on it
+ * ({@link #deleteExclusive}); the fencing token comes from the sequence, never from the row, so a key inserted again
+ * still gets a later one. Other releases keep the rows (the key row with the release mark a replayed release reads);
+ * the purger deletes them after the grace.
  */
 final class LockStatements {
 
@@ -57,6 +61,27 @@ final class LockStatements {
 
 	/** The exclusive holder's own extend. */
 	final String extendExclusive;
+
+	/**
+	 * The holder's release of a plain exclusive lock (with a lease, no lock ID): deletes the key row while this token
+	 * holds it live and no live waiting writer's mark is on it (a marked row is kept, released by
+	 * {@link #releaseExclusive}, so the mark keeps refusing new shared holders); arguments key and token. It leaves no
+	 * release mark: a replay reads {@link #releaseState}.
+	 */
+	final String deleteExclusive;
+
+	/**
+	 * On PostgreSQL, {@link #deleteExclusive} and the NOTIFY of the release in one statement, as
+	 * {@link #releaseExclusiveNotifying}; the last argument is the channel. Null on MySQL/MariaDB.
+	 */
+	final @Nullable String deleteExclusiveNotifying;
+
+	/**
+	 * After a holder's release found nothing to release: 1 when the key row carries this token's release mark, 0 when
+	 * it still carries the holder's fencing token (this grant, expired or taken away by force or clean-up), 2 when it
+	 * was written by a later grant; no row when it is gone. Arguments token, fencing token, key.
+	 */
+	final String releaseState;
 
 	/** Releases the exclusive holder's lock while it is live; the first argument is the release mark (or null). */
 	final String releaseExclusive;
@@ -253,6 +278,12 @@ final class LockStatements {
 		this.releaseExclusiveAnyway = clearExclusive;
 		this.releaseExclusiveNotifying = notifying(dialect, releaseExclusive);
 		this.releaseExclusiveAnywayNotifying = notifying(dialect, releaseExclusiveAnyway);
+		// The filter of the live writer mark, written so that a row with no mark (NULL columns) passes it.
+		this.deleteExclusive = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live
+				+ " AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now + ")";
+		this.deleteExclusiveNotifying = notifying(dialect, deleteExclusive);
+		this.releaseState = "SELECT CASE WHEN released = ? THEN 1 WHEN fence = ? THEN 0 ELSE 2 END FROM " + table
+				+ " WHERE lock_key = ? AND holder = ''";
 		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND released = ?";
 		this.heldBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND " + live;
 		String writerLive = liveWriterMark(dialect);
@@ -335,9 +366,9 @@ final class LockStatements {
 	}
 
 	/**
-	 * The update and a NOTIFY per key row it wrote while someone may wait for the key, in one statement on PostgreSQL:
-	 * the update's {@code RETURNING} list is evaluated once per row written (never when it wrote none), on the row as
-	 * written, calling {@code pg_notify} only where the row's {@code waiter_until} is live or ended less than
+	 * The update (or delete) and a NOTIFY per key row it wrote while someone may wait for the key, in one statement on
+	 * PostgreSQL: the {@code RETURNING} list is evaluated once per row written (never when it wrote none), on the row
+	 * as written (as deleted), calling {@code pg_notify} only where the row's {@code waiter_until} is live or ended less than
 	 * {@link JdbcAcquisition#NOTIFY_GRACE} ago, delivered when the statement commits. Every waiter on PostgreSQL marks
 	 * waiter_until after each refusal (a writer's mark, a reader's mark) and waits no longer than that grace after
 	 * it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying transactions on one

@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How many statements the hot calls send, counted on the connections the provider borrows: an exclusive attempt is
- * one statement on PostgreSQL whether it inserts, grants or is refused, and an exclusive release is
- * one round trip on both databases (on PostgreSQL the release and its NOTIFY are one statement; that the NOTIFY is
+ * one statement on PostgreSQL whether it inserts, grants or is refused, and on MariaDB when the key has no row (as a
+ * plain release deletes it); an exclusive release is one round trip on both databases, so an uncontended cycle is
+ * two (on PostgreSQL the release and its NOTIFY are one statement; that the NOTIFY is
  * delivered, {@link PostgresListenerTest} shows); a refused waiting writer's mark hands back the lease left in the same
  * statement, and on PostgreSQL its later attempts carry the mark, rewritten only when half its time has run out.
  */
@@ -61,6 +62,29 @@ class JdbcRoundTripsTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void anUncontendedAcquireAndReleaseCycleIsTwoStatementsOnBothDatabases(TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			String key = "trips:cycle:" + System.nanoTime();
+			long last = 0;
+			for (int cycle = 0; cycle < 3; cycle++) {
+				statements.set(0);
+				Lease lease = provider.tryAcquire(request(key)).orElseThrow();
+				assertThat(statements).as("the acquire of cycle " + cycle).hasValue(1);
+				assertThat(lease.release()).isTrue();
+				assertThat(statements).as("the acquire and the release of cycle " + cycle).hasValue(2);
+				assertThat(lease.fencingToken()).isGreaterThan(last);
+				last = lease.fencingToken();
+			}
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void anExclusiveAttemptIsOneStatementOnPostgresWhetherTheRowIsNewFreeOrHeld(TestDatabase db) {
 		db.dataSource();
 		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
@@ -72,18 +96,23 @@ class JdbcRoundTripsTest {
 
 			statements.set(0);
 			Lease first = provider.tryAcquire(request(key)).orElseThrow();
-			assertThat(statements).hasValue(postgres ? 1 : 2); // a new key: the insert
+			assertThat(statements).hasValue(1); // a new key: the insert
 
 			statements.set(0);
 			assertThat(provider.tryAcquire(request(key))).isEmpty();
-			assertThat(statements).hasValue(postgres ? 1 : 2); // held: refused
+			assertThat(statements).hasValue(postgres ? 1 : 2); // held: refused (MariaDB: the insert, the grant)
 
+			// A release that keeps the key's row (a lock without expiry's): the row exists, free.
 			assertThat(first.release()).isTrue();
+			Lease kept = provider.tryAcquire(new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(),
+					Duration.ofSeconds(30), LockMode.EXCLUSIVE, 1, OWNER, null, true)).orElseThrow();
+			assertThat(kept.release()).isTrue();
 			statements.set(0);
 			Lease second = provider.tryAcquire(request(key)).orElseThrow();
-			assertThat(statements).hasValue(1); // the key's row, free: granted
+			assertThat(statements).hasValue(postgres ? 1 : 2); // the key's row, free: granted (MariaDB: by the grant)
 
-			assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+			assertThat(second.fencingToken()).isGreaterThan(kept.fencingToken());
+			assertThat(kept.fencingToken()).isGreaterThan(first.fencingToken());
 			assertThat(second.release()).isTrue();
 			provider.close();
 		}
@@ -103,7 +132,7 @@ class JdbcRoundTripsTest {
 			try (Acquisition waiting = provider.begin(request(key))) {
 				statements.set(0);
 				assertThat(waiting.tryOnce()).isEmpty();
-				// The attempt (MariaDB: the UPDATE, then the INSERT IGNORE), then the mark handing back the lease left.
+				// The attempt (MariaDB: the INSERT IGNORE, then the UPDATE), then the mark handing back the lease left.
 				assertThat(statements).hasValue(db.dialect() == JdbcDialect.POSTGRESQL ? 2 : 3);
 			}
 			assertThat(holder.release()).isTrue();
@@ -147,7 +176,7 @@ class JdbcRoundTripsTest {
 
 			statements.set(0);
 			try (Acquisition waiting = (Acquisition) provider.start(request(key))) {
-				// The attempt (MariaDB: the UPDATE, then the INSERT IGNORE), then the mark handing back the lease left.
+				// The attempt (MariaDB: the INSERT IGNORE, then the UPDATE), then the mark handing back the lease left.
 				assertThat(statements).hasValue(db.dialect() == JdbcDialect.POSTGRESQL ? 2 : 3);
 				assertThat(provider.wakeups().waiting(key)).isEqualTo(1);
 				assertThat(holder.release()).isTrue();
