@@ -48,8 +48,9 @@ public final class JdbcStoreInspector {
 	}
 
 	/**
-	 * Every row under the prefix, as {@code key/holder}: released and expired rows stay until the purger deletes them
-	 * (they carry the release marks that replayed releases read).
+	 * Every row under the prefix, as {@code key/holder}: a plain exclusive lock's release deletes its key row; other
+	 * released rows and expired rows stay until the purger deletes them (they carry the release marks that replayed
+	 * releases read).
 	 */
 	public List<String> rows(String prefix) {
 		List<String> rows = new ArrayList<>();

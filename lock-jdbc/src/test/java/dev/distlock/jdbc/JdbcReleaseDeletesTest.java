@@ -1,0 +1,248 @@
+package dev.distlock.jdbc;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import dev.distlock.core.LockMode;
+import dev.distlock.core.OwnerDetails;
+import dev.distlock.core.internal.OwnerTokens;
+import dev.distlock.core.spi.Acquisition;
+import dev.distlock.core.spi.Lease;
+import dev.distlock.core.spi.LockRequest;
+import dev.distlock.jdbc.testsupport.JdbcStoreInspector;
+import dev.distlock.jdbc.testsupport.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The holder's release of a plain exclusive lock (a lease, no lock ID) deletes the key's row, as the floor's DELETE
+ * does, and keeps every guarantee: fencing tokens still increase per key, a waiting writer's mark keeps the row (and is
+ * woken), a replayed release answers "released" while the lease runs, and a lock taken away by force answers "lost".
+ * Locks without expiry, with a lock ID or with little lease left keep the row and its release mark.
+ */
+class JdbcReleaseDeletesTest {
+
+	private static final OwnerDetails OWNER = new OwnerDetails("release-deletes", "host");
+
+	private static final String TABLE = JdbcLockSettings.DEFAULT_TABLE;
+
+	private static LockRequest exclusive(String key, Duration lease, String lockId, boolean noExpiry) {
+		return new LockRequest(key, OwnerTokens.next(), lease, LockMode.EXCLUSIVE, 1, OWNER, lockId, noExpiry);
+	}
+
+	private static LockRequest plain(String key) {
+		return exclusive(key, Duration.ofSeconds(30), null, false);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aPlainReleaseLeavesNoRowAndTheNextHoldersFencingTokenIsStillLarger(TestDatabase db) {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), TABLE);
+		String key = "deletes:plain:" + System.nanoTime();
+		List<Long> tokens = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			Lease lease = provider.tryAcquire(plain(key)).orElseThrow();
+			assertThat(inspector.rows(key)).containsExactly(key + "/");
+			assertThat(lease.release()).isTrue();
+			assertThat(inspector.rows(key)).as("no row after release " + i).isEmpty();
+			assertThat(lease.release()).as("a second call answers as the first").isTrue();
+			tokens.add(lease.fencingToken());
+		}
+		assertThat(tokens).isSorted().doesNotHaveDuplicates();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void locksWithoutExpiryWithALockIdOrWithLittleLeaseLeftKeepTheRowWithTheirReleaseMark(TestDatabase db) {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
+		String prefix = "deletes:kept:" + System.nanoTime();
+		Map<String, LockRequest> requests = Map.of(prefix + ":no-expiry",
+				exclusive(prefix + ":no-expiry", Duration.ofSeconds(30), null, true), prefix + ":lock-id",
+				exclusive(prefix + ":lock-id", Duration.ofSeconds(30), "id-" + prefix, false), prefix + ":short",
+				exclusive(prefix + ":short", Duration.ofSeconds(7), null, false));
+		requests.forEach((key, request) -> {
+			Lease lease = provider.tryAcquire(request).orElseThrow();
+			assertThat(lease.release()).as(key).isTrue();
+			assertThat(jdbc.queryForList("SELECT holder, token, released FROM " + TABLE + " WHERE lock_key = ?", key))
+				.as(key)
+				.singleElement()
+				.satisfies(row -> assertThat(row.get("holder")).isEqualTo(""))
+				.satisfies(row -> assertThat(row.get("token")).isNull())
+				.satisfies(row -> assertThat(row.get("released")).isEqualTo(request.token()));
+			assertThat(lease.release()).as(key + ", again").isTrue();
+		});
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseWhoseFirstReplyWasLostAnswersReleasedAndLeavesNoRow(TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			AtomicBoolean loseNextDeleteReply = new AtomicBoolean();
+			AtomicInteger statements = new AtomicInteger();
+			AtomicReference<Runnable> beforeLoss = new AtomicReference<>(() -> {
+			});
+			JdbcLockProvider provider = new JdbcLockProvider(
+					losingDeleteReply(pool, loseNextDeleteReply, beforeLoss, statements),
+					db.dialect(), JdbcLockSettings.defaults());
+			JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), TABLE);
+			String key = "deletes:replay:" + System.nanoTime();
+			Lease lease = provider.tryAcquire(plain(key)).orElseThrow();
+
+			loseNextDeleteReply.set(true);
+			statements.set(0);
+			assertThat(lease.release()).as("released, not lost").isTrue();
+			// The DELETE that ran, then the retry: the DELETE, the kept-row release and the read of the row.
+			assertThat(statements).hasValue(4);
+			assertThat(loseNextDeleteReply).isFalse();
+			assertThat(inspector.rows(key)).isEmpty();
+
+			// Between the lost reply and the retry the key is granted to another: the row carries a later fencing
+			// token, written after this lease's own release freed it, while this lease still runs.
+			Lease second = provider.tryAcquire(plain(key)).orElseThrow();
+			JdbcLockProvider other = db.provider(JdbcLockSettings.defaults());
+			List<Lease> taken = new ArrayList<>();
+			beforeLoss.set(() -> taken.add(other.tryAcquire(plain(key)).orElseThrow()));
+			loseNextDeleteReply.set(true);
+			assertThat(second.release()).as("released, not lost").isTrue();
+			assertThat(taken).singleElement().satisfies(lease3 -> assertThat(lease3.fencingToken())
+				.isGreaterThan(second.fencingToken()));
+			assertThat(inspector.held(key)).as("the other holder's lock, untouched").containsExactly(key);
+			assertThat(taken.get(0).release()).isTrue();
+			assertThat(inspector.rows(key)).isEmpty();
+			other.close();
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aLockForcedAwayAnswersLostThoughItsLeaseStillRuns(TestDatabase db) {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), TABLE);
+		String key = "deletes:forced:" + System.nanoTime();
+		Lease lease = provider.tryAcquire(plain(key)).orElseThrow();
+		assertThat(provider.forceRelease(key)).isTrue();
+		assertThat(lease.release()).as("the row still carries this grant's fencing token: taken away").isFalse();
+		assertThat(inspector.rows(key)).as("the forced release keeps the row").containsExactly(key + "/");
+		assertThat(inspector.held(key)).isEmpty();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseWhileAWriterWaitsKeepsTheRowWithTheWritersMarkAndWakesIt(TestDatabase db) throws Exception {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
+		String key = "deletes:writer:" + System.nanoTime();
+		LockRequest holding = plain(key);
+		Lease holder = provider.tryAcquire(holding).orElseThrow();
+		LockRequest writer = plain(key);
+		try (Acquisition waiting = provider.begin(writer)) {
+			assertThat(waiting.tryOnce()).isEmpty(); // refused: the writer marks the row
+			assertThat(holder.release()).isTrue();
+			assertThat(jdbc.queryForList("SELECT token, waiter, released FROM " + TABLE
+					+ " WHERE lock_key = ? AND holder = ''", key))
+				.singleElement()
+				.satisfies(row -> assertThat(row.get("token")).isNull())
+				.satisfies(row -> assertThat(row.get("waiter")).isEqualTo(writer.token()))
+				.satisfies(row -> assertThat(row.get("released")).isEqualTo(holding.token()));
+			assertThat(waiting.awaitSignal(Duration.ofMinutes(1))).as("woken by the release").isTrue();
+			Lease granted = waiting.tryOnce().orElseThrow().lease();
+			assertThat(granted.fencingToken()).isGreaterThan(holder.fencingToken());
+			// The grant ended the writer's priority: its own release deletes the row.
+			assertThat(granted.release()).isTrue();
+			assertThat(jdbc.queryForList("SELECT 1 FROM " + TABLE + " WHERE lock_key = ?", key)).isEmpty();
+		}
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aSharedGrantAfterADeletedRowMakesTheKeyRowAgainAndKeepsWritersOut(TestDatabase db) {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		String key = "deletes:shared:" + System.nanoTime();
+		Lease writer = provider.tryAcquire(plain(key)).orElseThrow();
+		assertThat(writer.release()).isTrue();
+		Lease reader = provider.tryAcquire(new LockRequest(key, OwnerTokens.next(), Duration.ofSeconds(30),
+				LockMode.SHARED, 2, OWNER)).orElseThrow();
+		assertThat(reader.fencingToken()).isGreaterThan(writer.fencingToken());
+		assertThat(provider.tryAcquire(plain(key))).as("a writer while the reader holds").isEmpty();
+		assertThat(reader.release()).isTrue();
+		Lease next = provider.tryAcquire(plain(key)).orElseThrow();
+		assertThat(next.fencingToken()).isGreaterThan(reader.fencingToken());
+		assertThat(next.release()).isTrue();
+		provider.close();
+	}
+
+	/**
+	 * The pool, where a DELETE whose reply is to be lost runs on the server, then {@code beforeLoss}, and then fails as
+	 * a broken connection would; every statement prepared is counted.
+	 */
+	private static DataSource losingDeleteReply(HikariDataSource pool, AtomicBoolean lose,
+			AtomicReference<Runnable> beforeLoss, AtomicInteger statements) {
+		return (DataSource) Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					Object result = invoke(pool, method, args);
+					if (!(result instanceof Connection connection)) {
+						return result;
+					}
+					return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
+							new Class<?>[] { Connection.class }, (p, m, a) -> {
+								Object made = invoke(connection, m, a);
+								if (!m.getName().equals("prepareStatement")) {
+									return made;
+								}
+								statements.incrementAndGet();
+								boolean delete = ((String) a[0]).startsWith("DELETE");
+								return statement((PreparedStatement) made, delete, lose, beforeLoss.get());
+							});
+				});
+	}
+
+	private static PreparedStatement statement(PreparedStatement statement, boolean delete, AtomicBoolean lose,
+			Runnable beforeLoss) {
+		return (PreparedStatement) Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
+				new Class<?>[] { PreparedStatement.class }, (p, m, a) -> {
+					Object result = invoke(statement, m, a);
+					if (delete && m.getName().startsWith("execute") && lose.compareAndSet(true, false)) {
+						beforeLoss.run();
+						throw new SQLException("the reply was lost", "08006");
+					}
+					return result;
+				});
+	}
+
+	private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+}
