@@ -70,6 +70,8 @@ final class JdbcStatementVariants {
 				(k, t) -> new Object[] { t, k, t, T });
 		Step release = step(current(d, "releaseExclusive"), 0, Kind.UPDATE, (k, t) -> new Object[] { t, k, t });
 		cycles.add(new Cycle("current acquire + notifying release", "", List.of(acquire, releaseNotifying)));
+		cycles.add(new Cycle("current acquire + deleting notifying release", "", List.of(acquire,
+				step(current(d, "deleteExclusiveNotifying"), 0, Kind.QUERY, (k, t) -> new Object[] { k, t, T }))));
 		cycles.add(new Cycle("current acquire + plain release", "", List.of(acquire, release)));
 		String plainUpdate = current(d, "releaseExclusive");
 		String named = "waiter IS NOT NULL AND waiter_until > clock_timestamp()";
@@ -127,6 +129,12 @@ final class JdbcStatementVariants {
 		String plus = "(UTC_TIMESTAMP(6) + INTERVAL ? * 1000 MICROSECOND)";
 		cycles.add(new Cycle("current grant + release, query timeout", "",
 				List.of(step(grant, 10, Kind.KEYS, grantArgs), step(release, 10, Kind.UPDATE, releaseArgs))));
+		Step insert = step(current(d, "insertExclusive"), 10, Kind.KEYS,
+				(k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, LEASE, LEASE });
+		Step delete = step(current(d, "deleteExclusive"), 10, Kind.UPDATE, (k, t) -> new Object[] { k, t });
+		cycles.add(new Cycle("current insert + deleting release, query timeout", "", List.of(insert, delete)));
+		cycles.add(new Cycle("current insert + deleting release", "",
+				List.of(step(insert.sql(), 0, Kind.KEYS, insert.args()), step(delete.sql(), 0, Kind.UPDATE, delete.args()))));
 		cycles.add(new Cycle("current grant + release", "",
 				List.of(step(grant, 0, Kind.KEYS, grantArgs), step(release, 0, Kind.UPDATE, releaseArgs))));
 		String minimalGrant = "UPDATE " + T + " SET fence = LAST_INSERT_ID(NEXTVAL(" + SEQ + ")), token = ?, expires_at = "
