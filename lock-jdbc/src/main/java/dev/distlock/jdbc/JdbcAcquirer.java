@@ -20,13 +20,14 @@ import dev.distlock.core.spi.LockRequest;
  * UPDATE ... WHERE} that inserts the key's row or grants it when it is free, expired or already this token's, one
  * round trip whatever the row's state. Exclusive on MySQL/MariaDB: an INSERT IGNORE of the key's row, else, when the
  * row exists, an UPDATE under the same conditions: one round trip when the key has no row (new, or freed by a plain
- * release, which deletes it), two when the row was kept and on a refusal. Each statement draws the fencing token from the sequence itself. Shared: one
- * short transaction that locks the key's row, counts the live shared holders and adds this one. A deadlock or
- * serialisation failure rolled back by the server is a refusal, never an error. An attempt that failed in a way that
- * may have left a grant behind has that grant released by owner token before the error is thrown, then again in the
- * background until the grant could no longer land unseen. A lock without expiry is granted for a provisional lease and
- * made lasting by a second, owner-checked statement once the grant's reply is in, so a grant whose reply never comes
- * ends by itself. A replayed acquire (same owner token, lock still held) keeps its fencing token.
+ * release, which deletes it), two when the row was kept and on a refusal. Each statement draws the fencing token from
+ * the sequence itself. Shared: one short transaction that locks the key's row, counts the live shared holders and adds
+ * this one. A deadlock or serialisation failure rolled back by the server is a refusal, never an error. An attempt
+ * that failed in a way that may have left a grant behind has that grant released by owner token before the error is
+ * thrown, then again in the background until the grant could no longer land unseen. A lock without expiry is granted
+ * for a provisional lease and made lasting by a second, owner-checked statement once the grant's reply is in, so a
+ * grant whose reply never comes ends by itself. A replayed acquire (same owner token, lock still held) keeps its
+ * fencing token.
  */
 final class JdbcAcquirer {
 
