@@ -371,11 +371,11 @@ final class LockStatements {
 	 * as written (as deleted), calling {@code pg_notify} only where the row's {@code waiter_until} is live or ended
 	 * less than {@link JdbcAcquisition#NOTIFY_GRACE} ago, delivered when the statement commits. Every waiter on
 	 * PostgreSQL marks waiter_until after each refusal (a writer's mark, a reader's mark) and waits no longer than that
-	 * grace after it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying transactions on one
-	 * lock, which capped uncontended releases from many threads. While a waiting writer's mark is live the payload
-	 * names it ({@code token U+001F key}, see {@link PostgresNotifications#NAMED}) and only that writer is woken;
-	 * otherwise it is the key alone, which wakes every waiter of the key. The second column is the named token, or
-	 * null. Null on MySQL/MariaDB, which have no notifications.
+	 * grace after it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying
+	 * transactions on one lock, which capped uncontended releases from many threads. While a waiting writer's mark is
+	 * live the payload names it ({@code token U+001F key}, see {@link PostgresNotifications#NAMED}) and only that
+	 * writer is woken; otherwise it is the key alone, which wakes every waiter of the key. The second column is the
+	 * named token, or null. Null on MySQL/MariaDB, which have no notifications.
 	 */
 	private static @Nullable String notifying(JdbcDialect dialect, String update) {
 		if (dialect != JdbcDialect.POSTGRESQL) {
