@@ -80,8 +80,8 @@ final class JdbcAcquirer {
 	 * or naming {@code lockId} if it is longer than 255 characters or not well-formed text; nothing is sent then
 	 */
 	Optional<Lease> tryAcquire(LockRequest request) {
-		return attempt(request, (grantMs, bound) -> request.shared() ? grantShared(request, grantMs, bound)
-				: grantExclusive(request, grantMs, bound));
+		return attempt(request, (grantMs, bound, seen) -> request.shared() ? grantShared(request, grantMs, bound)
+				: grantExclusive(request, grantMs, bound, seen));
 	}
 
 	/** What a refused {@link #tryAcquireOrMark} read; the defaults when it did not get so far (nothing is known). */
@@ -105,14 +105,27 @@ final class JdbcAcquirer {
 	 * @param refusal filled in when refused
 	 */
 	Optional<Lease> tryAcquireOrMark(LockRequest request, long validityMs, Refusal refusal) {
-		return attempt(request, (grantMs, bound) -> grantExclusiveOrMark(request, grantMs, bound, validityMs, refusal));
+		return attempt(request,
+				(grantMs, bound, seen) -> grantExclusiveOrMark(request, grantMs, bound, validityMs, refusal, seen));
 	}
 
 	/** One grant statement (or transaction): the fencing token, or null when refused. */
 	@FunctionalInterface
 	private interface Grant {
 
-		@Nullable Long grant(long grantMs, long bound);
+		@Nullable Long grant(long grantMs, long bound, Seen seen);
+
+	}
+
+	/** What an exclusive grant saw of the key's row. */
+	private static final class Seen {
+
+		/**
+		 * Whether a waiter's mark on the row was live at the grant (PostgreSQL: read from the grant itself; a marked
+		 * writer's own grant). Its release then keeps the row first, as a waiting writer's mark needs, instead of
+		 * trying the delete and then the kept-row release, two round trips while the key is contended.
+		 */
+		boolean waiter;
 
 	}
 
@@ -121,9 +134,10 @@ final class JdbcAcquirer {
 		long grantMs = grantLeaseMillis(request, bound);
 		checkText("lockId", request.lockId());
 		long start = System.nanoTime();
+		Seen seen = new Seen();
 		Long fence;
 		try {
-			fence = grant.grant(grantMs, bound);
+			fence = grant.grant(grantMs, bound, seen);
 		}
 		catch (LockStoreException ex) {
 			if (LockDatabase.isRolledBack(ex.getCause())) {
@@ -155,7 +169,8 @@ final class JdbcAcquirer {
 			return Optional.empty();
 		}
 		long leaseNanos = request.noExpiry() ? TimeLimits.MAX_LEASE.toNanos() : request.lease().toNanos();
-		boolean deletable = !request.shared() && !request.noExpiry() && request.lockId() == null;
+		// The holder's release deletes the row of a plain exclusive lock (a lease, no lock ID) nobody waited for.
+		boolean deletable = !request.shared() && !request.noExpiry() && request.lockId() == null && !seen.waiter;
 		return Optional.of(new JdbcLease(calls, request.key(), request.token(), request.shared(), fence,
 				start + leaseNanos, callTimeout, deletable));
 	}
@@ -180,14 +195,20 @@ final class JdbcAcquirer {
 				boundMillis);
 	}
 
-	private @Nullable Long grantExclusive(LockRequest request, long leaseMs, long bound) {
+	private @Nullable Long grantExclusive(LockRequest request, long leaseMs, long bound, Seen seen) {
 		Object nominalLease = nominalLease(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
 		if (sql.acquireExclusive != null) {
 			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state.
-			return database.run(request.key(), "acquire", bound, false, session -> session.returning(sql.acquireExclusive,
-					request.key(), request.token(), owner, host, request.lockId(), leaseMs, nominalLease));
+			List<long[]> granted = database.run(request.key(), "acquire", bound, false,
+					session -> session.query(sql.acquireExclusive, rs -> new long[] { rs.getLong(1), rs.getLong(2) },
+							request.key(), request.token(), owner, host, request.lockId(), leaseMs, nominalLease));
+			if (granted.isEmpty()) {
+				return null;
+			}
+			seen.waiter = granted.get(0)[1] == 1;
+			return granted.get(0)[0];
 		}
 		return database.run(request.key(), "acquire", bound, false, session -> {
 			// Three cases: the row is absent (the insert, one statement: a plain release deletes the row, so this is
@@ -205,7 +226,7 @@ final class JdbcAcquirer {
 	}
 
 	private @Nullable Long grantExclusiveOrMark(LockRequest request, long leaseMs, long bound, long validityMs,
-			Refusal refusal) {
+			Refusal refusal, Seen seen) {
 		Object nominalLease = nominalLease(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
@@ -217,6 +238,7 @@ final class JdbcAcquirer {
 				key, token, owner, host, request.lockId(), leaseMs, nominalLease, token, validityMs, key, token,
 				validityMs / 2, key, key, token, validityMs / 2)).get(0);
 		if (row[0] >= 0) {
+			seen.waiter = true; // this writer's own mark: its waiter_until stays, and others may wait
 			return row[0];
 		}
 		refusal.holderLeftMicros = row[1] == 1 ? Math.max(0, row[2]) : 0;

@@ -28,8 +28,8 @@ final class JdbcLease implements Lease {
 	private final Duration callTimeout;
 
 	/**
-	 * Whether the holder's release may delete the key row: a plain exclusive lock, with a lease and no lock ID
-	 * ({@link HolderCalls#releaseDeleting}).
+	 * Whether the holder's release may delete the key row: a plain exclusive lock, with a lease and no lock ID, whose
+	 * grant saw no live waiter's mark ({@link HolderCalls#releaseDeleting}).
 	 */
 	private final boolean deletable;
 

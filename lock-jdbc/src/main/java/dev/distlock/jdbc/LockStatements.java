@@ -43,7 +43,8 @@ final class LockStatements {
 	/**
 	 * On PostgreSQL, the whole exclusive attempt in one statement: the insert of the key row, or on conflict the
 	 * grant of the existing row under the same conditions as {@link #grantExclusive}, returning the fencing token
-	 * when it granted and nothing when refused. The token of a grant on conflict is drawn after the row is locked,
+	 * when it granted (and 1 when a waiter's mark on the row is live, else 0: the release then keeps the row first)
+	 * and nothing when refused. The token of a grant on conflict is drawn after the row is locked,
 	 * so it is later than every grant before it. Null on MySQL/MariaDB.
 	 */
 	final @Nullable String acquireExclusive;
@@ -238,7 +239,8 @@ final class LockStatements {
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
-					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence";
+					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence, CASE WHEN "
+					+ "t.waiter_until > " + now + " THEN 1 ELSE 0 END AS waited";
 			this.grantExclusive = null;
 			this.insertExclusive = null;
 		}
