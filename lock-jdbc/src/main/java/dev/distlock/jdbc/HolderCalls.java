@@ -106,9 +106,10 @@ final class HolderCalls {
 	 * replay of that release; a row gone, or written by a later grant, is a replay of this holder's delete while its
 	 * lease still runs as this JVM counts it ({@code leaseEndNanos}). Nobody else deletes a key row before its lease
 	 * ended (the purger waits for the grace after it), and nobody else grants it while the lease runs unless it was
-	 * freed, which only a forced release does besides this holder, keeping the row and this grant's fencing token on it
-	 * until the next grant; so the answer is wrong only for a forced release followed by another grant while this
-	 * lease still runs ("released" instead of "lost"). After the lease ended, the answer is "lost".
+	 * freed, which besides this holder only a forced release (or the clean-up of an earlier failed acquire of this
+	 * token) does, keeping the row and this grant's fencing token on it until the next grant; so the answer is wrong
+	 * only for a forced release followed by another grant while this lease still runs ("released" instead of "lost").
+	 * After the lease ended, the answer is "lost".
 	 * @return whether this call released it, or an earlier one of this token did
 	 */
 	boolean releaseDeleting(String key, String token, long fencingToken, long leaseEndNanos, long boundMillis) {
