@@ -201,14 +201,14 @@ final class JdbcAcquirer {
 		String host = text(request.owner().host());
 		if (sql.acquireExclusive != null) {
 			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state.
-			List<long[]> granted = database.run(request.key(), "acquire", bound, false,
-					session -> session.query(sql.acquireExclusive, rs -> new long[] { rs.getLong(1), rs.getLong(2) },
-							request.key(), request.token(), owner, host, request.lockId(), leaseMs, nominalLease));
-			if (granted.isEmpty()) {
+			long[] granted = database.run(request.key(), "acquire", bound, false,
+					session -> session.returningTwo(sql.acquireExclusive, request.key(), request.token(), owner, host,
+							request.lockId(), leaseMs, nominalLease));
+			if (granted == null) {
 				return null;
 			}
-			seen.waiter = granted.get(0)[1] == 1;
-			return granted.get(0)[0];
+			seen.waiter = granted[1] == 1;
+			return granted[0];
 		}
 		return database.run(request.key(), "acquire", bound, false, session -> {
 			// Three cases: the row is absent (the insert, one statement: a plain release deletes the row, so this is

@@ -287,6 +287,16 @@ final class LockDatabase {
 			}
 		}
 
+		/**
+		 * Runs a statement that writes at most one row and returns two numbers for it (PostgreSQL's RETURNING), and
+		 * returns them, or null when it wrote nothing.
+		 */
+		long @Nullable [] returningTwo(String sql, Object... args) throws SQLException {
+			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
+				return rs.next() ? new long[] { rs.getLong(1), rs.getLong(2) } : null;
+			}
+		}
+
 		/** One value per row. */
 		<T> List<T> query(String sql, RowReader<T> reader, Object... args) throws SQLException {
 			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
