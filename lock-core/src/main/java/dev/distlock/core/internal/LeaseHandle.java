@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -136,6 +137,12 @@ public final class LeaseHandle implements LockHandle {
 
 	/** Set before the lost callbacks run, so one added from then on runs at once. */
 	private volatile boolean lostSent;
+
+	/**
+	 * The hash of this handle in the registry's held set, drawn once: an identity hash is made by a call into the
+	 * JVM on its first use, once per acquisition. Equality stays identity.
+	 */
+	private final int hash = ThreadLocalRandom.current().nextInt();
 
 	/**
 	 * Wraps a granted lease; the owner token, key and mode are the request's, the name, lease length, expiry and
@@ -632,6 +639,17 @@ public final class LeaseHandle implements LockHandle {
 			case RELEASED -> "already released";
 			case LOST -> "lost";
 		};
+	}
+
+	/** Identity equality, with the hash drawn at construction. */
+	@Override
+	public int hashCode() {
+		return hash;
+	}
+
+	@Override
+	public boolean equals(@Nullable Object other) {
+		return this == other;
 	}
 
 	@Override
