@@ -21,9 +21,9 @@ import dev.distlock.benchmarks.harness.Uncontended;
 import dev.distlock.benchmarks.redis.RedisStats;
 
 /**
- * Runs every workload on a list of arms. Throughput figures are interleaved across arms (round-robin rounds, and each
- * contention level for all arms before the next), so a busy neighbour on a shared machine weighs on every arm alike and
- * the ratios stay fair. An arm that fails keeps its row, saying why, and the others go on.
+ * Runs every workload on a list of arms. Throughput figures are interleaved across arms (round-robin rounds, each
+ * starting at a different arm, and each contention level for all arms before the next), so a busy neighbour on a shared
+ * machine and an arm's place in the round weigh on every arm alike and the ratios stay fair. An arm that fails keeps its row, saying why, and the others go on.
  */
 final class SuiteRunner {
 
@@ -107,8 +107,13 @@ final class SuiteRunner {
 	private void uncontended(List<LockArm> arms, List<ArmResult> results, List<@Nullable LockClient> clients,
 			int threads) {
 		double[] sums = new double[arms.size()];
+		int count = arms.size();
 		for (int round = 0; round < ROUNDS; round++) {
-			for (int i = 0; i < arms.size(); i++) {
+			// Each round starts a third of the list further on. An arm's figure depends on its place in the round (in
+			// two scratch runs the arm right after the floor ran 22-23% slower than the same arm two places later,
+			// whichever arm it was), so no arm keeps one place: each takes places spread over the round.
+			for (int slot = 0; slot < count; slot++) {
+				int i = (slot + round * count / ROUNDS) % count;
 				LockClient client = clients.get(i);
 				if (client == null || results.get(i).failed()) {
 					continue;

@@ -101,7 +101,8 @@ final class LockAcquirer {
 		@Nullable LockAttempt attempt = handles.listening() ? new LockAttempt(
 				requests.stream().map(LockRequest::key).toList(), options.mode(), options.name()) : null;
 		LockListener listeners = handles.listeners();
-		long start = nanoClock.getAsLong();
+		// Read only for the listeners' end event.
+		long start = attempt != null ? nanoClock.getAsLong() : 0;
 		if (attempt != null) {
 			listeners.onAcquireStarted(attempt);
 		}
@@ -207,24 +208,27 @@ final class LockAcquirer {
 	 */
 	private @Nullable List<LockHandle> held(List<LockRequest> group, List<Lease> leases, @Nullable String groupId,
 			long startNanos, long loopNanos, LockOptions options) {
-		if (ranOut(group.get(0), startNanos)) {
+		// One clock read after the grant: whether the lease ran out on the way, and how long the caller waited.
+		long now = nanoClock.getAsLong();
+		if (ranOut(group.get(0), startNanos, now)) {
 			for (int i = 0; i < leases.size(); i++) {
 				releaseQuietly(group.get(i).key(), leases.get(i));
 			}
 			return null;
 		}
+		long waitedNanos = now - loopNanos;
 		if (leases.size() == 1) {
-			return List.of(handles.register(group.get(0), leases.get(0), options, groupId, startNanos, loopNanos));
+			return List.of(handles.register(group.get(0), leases.get(0), options, groupId, startNanos, waitedNanos));
 		}
 		List<LockHandle> members = new ArrayList<>(leases.size());
 		for (int i = 0; i < leases.size(); i++) {
-			members.add(handles.register(group.get(i), leases.get(i), options, groupId, startNanos, loopNanos));
+			members.add(handles.register(group.get(i), leases.get(i), options, groupId, startNanos, waitedNanos));
 		}
 		return members;
 	}
 
-	private boolean ranOut(LockRequest request, long startNanos) {
-		return !request.noExpiry() && startNanos + request.lease().toNanos() - nanoClock.getAsLong() <= 0;
+	private static boolean ranOut(LockRequest request, long startNanos, long now) {
+		return !request.noExpiry() && startNanos + request.lease().toNanos() - now <= 0;
 	}
 
 	private void releaseQuietly(String key, Lease lease) {

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -605,10 +606,44 @@ final class LockScripts implements AutoCloseable {
 		}
 	}
 
-	/** A reply reader of the script's result type, as Lettuce's {@code evalsha} makes one. */
+	/**
+	 * A reply reader of the script's result type, as Lettuce's {@code evalsha} makes one; for {@code acquire.lua}'s
+	 * flat pair of numbers, {@link PairReply}.
+	 */
 	private static CommandOutput<String, String, ?> output(LuaSources.Script<?> script) {
+		if (script == LuaSources.ACQUIRE) {
+			return new PairReply();
+		}
 		return script.output() == ScriptOutputType.MULTI ? new NestedMultiOutput<>(StringCodec.UTF8)
 				: new IntegerOutput<>(StringCodec.UTF8);
+	}
+
+	/**
+	 * The reader of {@code acquire.lua}'s reply, a flat array of two numbers: read into a list of two, without the
+	 * stack for nested arrays and the list of default size that {@link NestedMultiOutput} makes for every reply (the
+	 * most of what the client allocated for an acquire's reply). A script error fails the call as with any reader.
+	 */
+	private static final class PairReply extends CommandOutput<String, String, List<Object>> {
+
+		PairReply() {
+			super(StringCodec.UTF8, new ArrayList<>(2));
+		}
+
+		@Override
+		public void set(long integer) {
+			output.add(integer);
+		}
+
+		@Override
+		public void set(@Nullable ByteBuffer bytes) {
+			output.add(bytes == null ? null : codec.decodeValue(bytes));
+		}
+
+		@Override
+		public void setSingle(@Nullable ByteBuffer bytes) {
+			set(bytes);
+		}
+
 	}
 
 	/**

@@ -66,12 +66,11 @@ public final class HandleRegistry implements AutoCloseable {
 	/**
 	 * Wraps a granted lease in a handle, registers it, starts renewal if asked, and reports the acquisition.
 	 * @param attemptNanos when the successful attempt was sent
-	 * @param loopNanos when the caller started waiting
+	 * @param waitedNanos how long the caller waited for it
 	 */
 	public LeaseHandle register(LockRequest request, Lease lease, LockOptions options, @Nullable String groupId,
-			long attemptNanos, long loopNanos) {
-		LeaseHandle handle = new LeaseHandle(request, lease, options, groupId, nanoClock.getAsLong() - loopNanos,
-				attemptNanos, store, this);
+			long attemptNanos, long waitedNanos) {
+		LeaseHandle handle = new LeaseHandle(request, lease, options, groupId, waitedNanos, attemptNanos, store, this);
 		// About once per PRUNE_EVERY registrations, without a counter shared by every acquiring thread.
 		if (ThreadLocalRandom.current().nextInt(PRUNE_EVERY) == 0) {
 			pruneRunOut();
