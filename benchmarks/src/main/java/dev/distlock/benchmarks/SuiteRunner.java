@@ -23,7 +23,8 @@ import dev.distlock.benchmarks.redis.RedisStats;
 /**
  * Runs every workload on a list of arms. Throughput figures are interleaved across arms (round-robin rounds, each
  * starting at a different arm, and each contention level for all arms before the next), so a busy neighbour on a shared
- * machine and an arm's place in the round weigh on every arm alike and the ratios stay fair. An arm that fails keeps its row, saying why, and the others go on.
+ * machine and an arm's place in the round weigh on every arm alike and the ratios stay fair. An arm that fails keeps
+ * its row, saying why, and the others go on.
  */
 final class SuiteRunner {
 
