@@ -3,6 +3,8 @@ package dev.distlock.reliability;
 import java.util.ArrayList;
 import java.util.List;
 
+import javax.sql.DataSource;
+
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.core.LockTemplate;
@@ -64,6 +66,25 @@ final class Stores implements AutoCloseable {
 	}
 
 	/**
+	 * A template on a pool of the caller's (which closes it), with the starter's default settings; the lock table must
+	 * exist.
+	 */
+	LockTemplate jdbc(TestDatabase database, DataSource pool) {
+		JdbcLockProvider provider = new JdbcLockProvider(pool, database.dialect(), JdbcLockSettings.defaults());
+		provider.start();
+		resources.add(provider);
+		return template(provider);
+	}
+
+	/**
+	 * The user the database's test server lets in without a password.
+	 */
+	static String user(TestDatabase database) {
+		return database == TestDatabase.POSTGRESQL ? PostgresTestServer.shared().user()
+				: MariaDbTestServer.shared().user();
+	}
+
+	/**
 	 * The worker arguments that point the starter at the Redis server.
 	 */
 	static List<String> workerArgs(RedisServerProcess server) {
@@ -86,8 +107,7 @@ final class Stores implements AutoCloseable {
 	 */
 	static List<String> workerArgs(TestDatabase database) {
 		database.dataSource();
-		String user = database == TestDatabase.POSTGRESQL ? PostgresTestServer.shared().user()
-				: MariaDbTestServer.shared().user();
+		String user = user(database);
 		return List.of("--distributed-lock.provider=jdbc", "--distributed-lock.jdbc.initialize-schema=always",
 				"--spring.datasource.url=" + database.jdbcUrl(database.port()), "--spring.datasource.username=" + user,
 				"--spring.datasource.password=");
