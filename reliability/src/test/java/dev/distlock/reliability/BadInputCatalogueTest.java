@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.data.mongodb.autoconfigure.DataMongoAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.mongodb.autoconfigure.MongoAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -26,12 +27,14 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.JdbcLockAutoConfiguration;
 import dev.distlock.autoconfigure.MongoLockAutoConfiguration;
 import dev.distlock.autoconfigure.RedisLockAutoConfiguration;
 import dev.distlock.core.InvalidLockKeyException;
 import dev.distlock.core.InvalidLockOptionException;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.jdbc.testsupport.PostgresTestServer;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockAnnotationException;
@@ -309,6 +312,58 @@ class BadInputCatalogueTest {
 				// Measured about 13 s here with serverSelectionTimeoutMS=1000 in the URI: bounded, well under the
 				// driver's 30 s default, but more than one selection timeout (see docs/RELIABILITY.md).
 				assertThat(took).isLessThan(Duration.ofSeconds(25));
+			});
+	}
+
+	@Test
+	void jdbcProviderWithoutADataSourceBeanFailsStartupNamingTheProperty() {
+		runner.withConfiguration(AutoConfigurations.of(JdbcLockAutoConfiguration.class))
+			.withPropertyValues("distributed-lock.provider=jdbc")
+			.run(context -> {
+				assertThat(context).hasFailed();
+				InvalidLockOptionException error = find(context.getStartupFailure(), InvalidLockOptionException.class);
+				assertThat(error.option()).isEqualTo("distributed-lock.provider");
+				assertThat(error).hasMessageContaining("DataSource");
+			});
+	}
+
+	@Test
+	void jdbcProviderWithAMissingTableAndInitializeSchemaNeverFailsStartupNamingTableAndProperty() {
+		PostgresTestServer server = PostgresTestServer.shared();
+		String table = "missing_locks_" + Long.toString(System.nanoTime(), 36);
+		runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JdbcLockAutoConfiguration.class))
+			.withPropertyValues("distributed-lock.provider=jdbc", "distributed-lock.jdbc.table=" + table,
+					"distributed-lock.jdbc.initialize-schema=never", "spring.datasource.url=" + server.jdbcUrl(),
+					"spring.datasource.username=" + server.user())
+			.run(context -> {
+				assertThat(context).hasFailed();
+				InvalidLockOptionException error = find(context.getStartupFailure(), InvalidLockOptionException.class);
+				assertThat(error.option()).isEqualTo("distributed-lock.jdbc.initialize-schema");
+				assertThat(error).hasMessageContaining("'" + table + "' does not exist");
+			});
+	}
+
+	/**
+	 * The documented behaviour with the database down at startup: the provider checks its table on start, so startup
+	 * fails with {@link LockStoreException} once the pool's connection timeout has passed, instead of starting an
+	 * application whose every lock call would fail.
+	 */
+	@Test
+	void jdbcDatabaseDownAtStartupFailsStartupTypedWithinThePoolTimeout() {
+		int closedPort = RedisServerProcess.freePort(false);
+		long start = System.nanoTime();
+		runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JdbcLockAutoConfiguration.class))
+			.withPropertyValues("distributed-lock.provider=jdbc", "distributed-lock.jdbc.initialize-schema=never",
+					"spring.datasource.url=jdbc:postgresql://127.0.0.1:" + closedPort + "/postgres",
+					"spring.datasource.username=distlock", "spring.datasource.hikari.connection-timeout=1000")
+			.run(context -> {
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+				Reports.figure("postgresql.downAtStartup", took.toMillis() + " ms, "
+						+ (context.getStartupFailure() != null ? "startup failed" : "started"));
+				assertThat(context).hasFailed();
+				assertThat(find(context.getStartupFailure(), LockStoreException.class)).isNotNull();
+				// The 1 s connection timeout, with slack for a busy 2-core machine; Hikari's own 30 s default exceeds it.
+				assertThat(took).isLessThan(Duration.ofSeconds(1).plusSeconds(4));
 			});
 	}
 

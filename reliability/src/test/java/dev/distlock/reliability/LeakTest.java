@@ -11,6 +11,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -21,6 +25,9 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockOperations;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.jdbc.JdbcLockSettings;
+import dev.distlock.jdbc.testsupport.JdbcStoreInspector;
+import dev.distlock.jdbc.testsupport.TestDatabase;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 import dev.distlock.redis.RedisLockSettings;
 import dev.distlock.redis.testsupport.RedisServerProcess;
@@ -31,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Thousands of acquire/release cycles, contended ones and skipped ones included, must leave no trace: live threads,
  * Redis client connections, pub/sub channels and patterns, and the template's held-lock registry end no higher than
  * they were after a warm-up whose lingering channels have gone. The held-lock registry and the provider's pub/sub
- * channels must be back at exactly zero.
+ * channels must be back at exactly zero. On the JDBC stores no pooled connection stays out but PostgreSQL's one
+ * LISTEN connection (none once the provider closed), and plain exclusive locks leave no row after their release.
  */
 class LeakTest {
 
@@ -46,6 +54,13 @@ class LeakTest {
 		.delay(Duration.ofMillis(2)).waitUpTo(Duration.ofSeconds(20)).build();
 
 	private static final LockOptions NO_WAIT = LockOptions.builder().timeout(Duration.ofSeconds(5)).build();
+
+	/**
+	 * The uncontended cycles of the JDBC stores: each thread on a key of its own, so no acquire waits. lock-jdbc deletes
+	 * the row of such a plain exclusive lock on release when at least four times its 2 s floor of the lease is left
+	 * (the retry must end within the lease); a waiter's mark, or a shorter lease, keeps the row for the purger.
+	 */
+	private static final LockOptions PLAIN = LockOptions.builder().timeout(Duration.ofSeconds(30)).build();
 
 	/**
 	 * How long a gauge may take to come back. lock-redis keeps an idle release channel subscribed for 1 s and sweeps
@@ -69,8 +84,7 @@ class LeakTest {
 				gauges.put("clientConnections", () -> commands.clientList().lines().filter(l -> !l.isBlank()).count());
 				gauges.put("pubsubChannels", () -> (long) commands.pubsubChannels(channels).size());
 				gauges.put("pubsubPatterns", commands::pubsubNumpat);
-				cyclesLeakNothing("redis", template, gauges, Set.of("heldLocks", "pubsubChannels"),
-						gauges.get("pubsubChannels"));
+				cyclesLeakNothing("redis", template, gauges, Set.of("heldLocks", "pubsubChannels"), "pubsubChannels");
 			}
 			finally {
 				probeClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -89,10 +103,128 @@ class LeakTest {
 		}
 	}
 
+	@Test
+	void postgresqlCyclesLeakNoThreadsConnectionsListenersRowsOrRegistryEntries() throws Exception {
+		TestDatabase database = TestDatabase.POSTGRESQL;
+		DataSource probe = database.dataSource();
+		String listening = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'distlock-leak-postgresql'"
+				+ " AND query LIKE 'LISTEN %'";
+		jdbcCyclesLeakNothing("postgresql", database, () -> count(probe, listening));
+	}
+
+	@Test
+	void mariadbCyclesLeakNoThreadsConnectionsRowsOrRegistryEntries() throws Exception {
+		jdbcCyclesLeakNothing("mariadb", TestDatabase.MARIADB, null);
+	}
+
+	/**
+	 * The contended cycles on the provider's own pool, whose only connection out while the provider is open is
+	 * PostgreSQL's LISTEN connection (one per provider, kept until it closes, counted by {@code listening}); then
+	 * uncontended plain cycles, which leave no row; then, with the provider closed, no connection out at all.
+	 */
+	private static void jdbcCyclesLeakNothing(String store, TestDatabase database, @Nullable Supplier<Long> listening)
+			throws Exception {
+		JdbcStoreInspector inspector = new JdbcStoreInspector(database.dataSource(), database.dialect(),
+				JdbcLockSettings.DEFAULT_TABLE);
+		try (HikariDataSource pool = pool(store, database)) {
+			Supplier<Long> active = () -> (long) pool.getHikariPoolMXBean().getActiveConnections();
+			try (Stores stores = new Stores()) {
+				LockTemplate template = stores.jdbc(database, pool);
+				Map<String, Supplier<Long>> gauges = new LinkedHashMap<>();
+				gauges.put("threads", LeakTest::liveThreads);
+				gauges.put("heldLocks", () -> (long) new LockOperations(template).heldLocks().size());
+				gauges.put("poolActiveBesidesListen",
+						() -> active.get() - (listening != null ? listening.get() : 0));
+				// The contended keys' rows: waiters' marks keep a key's row for the purger, one row per key at most.
+				gauges.put("contendedKeyRows", () -> (long) inspector.rows(store + "-leak").size());
+				if (listening != null) {
+					gauges.put("listenConnections", listening);
+				}
+				long peak = cyclesLeakNothing(store, template, gauges, Set.of("heldLocks", "poolActiveBesidesListen"),
+						listening != null ? "listenConnections" : null);
+				assertThat(gauges.get("contendedKeyRows").get()).as("rows of the contended keys")
+					.isLessThanOrEqualTo(KEYS);
+				if (listening != null) {
+					assertThat(peak).as("LISTEN connections at the peak of the run").isEqualTo(1);
+					assertThat(listening.get()).as("LISTEN connections after the run").isEqualTo(1);
+				}
+				// Open connections may grow (a purge may need one more); a leaked one is active, not idle.
+				Reports.figure(store + ".leak.poolTotalConnections", pool.getHikariPoolMXBean().getTotalConnections()
+						+ " (at most " + pool.getMaximumPoolSize() + ")");
+				long start = System.nanoTime();
+				runPlain(template, store + "-plain", CYCLES / 10);
+				Reports.figure(store + ".leak.plainCycles", CYCLES / 10 + " (" + THREADS + " threads, a key each) in "
+						+ Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+				List<String> plainRows = inspector.rows(store + "-plain");
+				Reports.figure(store + ".leak.plainRows", plainRows.size());
+				assertThat(plainRows).as("rows of the plain exclusive locks after their release").isEmpty();
+				assertThat(new LockOperations(template).heldLocks()).isEmpty();
+			}
+			// Closed, the provider gives the LISTEN connection back within one poll of its listener.
+			Settled closed = settle(Map.of("poolActiveConnections", active), Set.of("poolActiveConnections"), null);
+			Reports.figure(store + ".leak.poolActiveAfterClose", closed.values().get("poolActiveConnections") + " ("
+					+ closed.took().toMillis() + " ms after the provider closed)");
+			assertThat(closed.values().get("poolActiveConnections")).isZero();
+			if (listening != null) {
+				assertThat(listening.get()).as("LISTEN connections after the provider closed").isZero();
+			}
+		}
+	}
+
+	// Each thread acquires and releases a key of its own.
+	private static void runPlain(LockTemplate template, String prefix, int cycles) throws InterruptedException {
+		AtomicInteger failures = new AtomicInteger();
+		List<Thread> threads = new ArrayList<>();
+		for (int t = 0; t < THREADS; t++) {
+			String key = prefix + ":" + t;
+			Thread thread = new Thread(() -> {
+				for (int i = 0; i < cycles / THREADS; i++) {
+					try {
+						template.acquire(key, PLAIN).release();
+					}
+					catch (RuntimeException ex) {
+						failures.incrementAndGet();
+					}
+				}
+			}, "leak-plain-" + t);
+			thread.start();
+			threads.add(thread);
+		}
+		for (Thread thread : threads) {
+			thread.join();
+		}
+		assertThat(failures.get()).as("plain cycles that failed").isZero();
+	}
+
+	// The provider's own pool, named in PostgreSQL's pg_stat_activity, so the probe counts only its sessions.
+	private static HikariDataSource pool(String store, TestDatabase database) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(database.jdbcUrl(database.port()));
+		config.setUsername(Stores.user(database));
+		config.setMaximumPoolSize(10);
+		config.setMinimumIdle(0);
+		config.setPoolName("distlock-leak-" + store);
+		if (database == TestDatabase.POSTGRESQL) {
+			config.addDataSourceProperty("ApplicationName", "distlock-leak-" + store);
+		}
+		return new HikariDataSource(config);
+	}
+
+	private static long count(DataSource dataSource, String sql) {
+		try (var connection = dataSource.getConnection(); var statement = connection.createStatement();
+				var rs = statement.executeQuery(sql)) {
+			rs.next();
+			return rs.getLong(1);
+		}
+		catch (java.sql.SQLException ex) {
+			throw new IllegalStateException(sql, ex);
+		}
+	}
+
 	// Gauges named in zeroed must read exactly 0 before and after the run; the others must not grow. The sampled
-	// gauge, if any, is also watched during the run for its peak.
-	private static void cyclesLeakNothing(String store, LockTemplate template, Map<String, Supplier<Long>> gauges,
-			Set<String> zeroed, @Nullable Supplier<Long> sampled) throws InterruptedException {
+	// gauge, if any, is also watched during the run for its peak, which is returned (-1 without one).
+	private static long cyclesLeakNothing(String store, LockTemplate template, Map<String, Supplier<Long>> gauges,
+			Set<String> zeroed, @Nullable String sampled) throws InterruptedException {
 		run(template, store + "-leak", 400);
 		// The warm-up's channels linger for a while: the baseline is taken once they are gone, not while they count.
 		Settled baseline = settle(gauges, zeroed, null);
@@ -102,12 +234,14 @@ class LeakTest {
 			assertThat(before.get(gauge)).as(gauge + " after the warm-up settled").isZero();
 		}
 		long start = System.nanoTime();
-		PeakSampler peak = sampled != null ? PeakSampler.start(sampled) : null;
+		PeakSampler peak = sampled != null ? PeakSampler.start(gauges.get(sampled)) : null;
 		int skipped = run(template, store + "-leak", CYCLES);
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		long peakValue = -1;
 		if (peak != null) {
-			// Shows the probe does see the waiters' channels while they exist, so an unchanged count means something.
-			Reports.figure(store + ".leak.pubsubChannelsPeakDuringRun", peak.stop());
+			// Shows the probe does see what it counts while it exists, so an unchanged count means something.
+			peakValue = peak.stop();
+			Reports.figure(store + ".leak." + sampled + "PeakDuringRun", peakValue);
 		}
 		// Asynchronous unsubscribes and pool returns take a moment; a real leak does not settle.
 		Settled end = settle(gauges, zeroed, before);
@@ -126,6 +260,7 @@ class LeakTest {
 		for (String gauge : zeroed) {
 			assertThat(after.get(gauge)).as(gauge).isZero();
 		}
+		return peakValue;
 	}
 
 	// Returns how many no-wait attempts found the key held and skipped.

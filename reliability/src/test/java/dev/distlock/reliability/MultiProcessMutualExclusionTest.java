@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.distlock.jdbc.testsupport.TestDatabase;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 import dev.distlock.reliability.worker.IntervalLog;
@@ -74,7 +75,18 @@ class MultiProcessMutualExclusionTest {
 		fuzz("mongo", Stores.workerArgs(mongo), "20ms");
 	}
 
-	// Mongo waiters poll (no release signal), so a longer delay keeps 12 pollers from starving the server of CPU.
+	// The database servers start on first use, in the test, so a missing binary skips only that store's test.
+	@Test
+	void postgresqlWorkersNeverOverlapAndCountExactly() throws IOException {
+		fuzz("postgresql", Stores.workerArgs(TestDatabase.POSTGRESQL), "20ms");
+	}
+
+	@Test
+	void mariadbWorkersNeverOverlapAndCountExactly() throws IOException {
+		fuzz("mariadb", Stores.workerArgs(TestDatabase.MARIADB), "20ms");
+	}
+
+	// Mongo and MariaDB waiters poll (no release signal), so a longer delay keeps 12 pollers from starving the server of CPU.
 	private void fuzz(String store, List<String> storeArgs, String retryDelay) throws IOException {
 		Path counterFile = dir.resolve("counter");
 		UnguardedCounter counter = new UnguardedCounter(counterFile);

@@ -15,6 +15,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.jdbc.testsupport.TestDatabase;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 import dev.distlock.reliability.worker.FencedFile;
@@ -69,6 +70,17 @@ class ProcessFaultTest {
 		killedHolderIsReplaced("mongo", Stores.workerArgs(mongo));
 	}
 
+	// The database servers start on first use, in the test, so a missing binary skips only that store's tests.
+	@Test
+	void postgresqlKilledHolderIsReplacedWithinLeasePlusOneSecond() {
+		killedHolderIsReplaced("postgresql", Stores.workerArgs(TestDatabase.POSTGRESQL));
+	}
+
+	@Test
+	void mariadbKilledHolderIsReplacedWithinLeasePlusOneSecond() {
+		killedHolderIsReplaced("mariadb", Stores.workerArgs(TestDatabase.MARIADB));
+	}
+
 	@Test
 	void redisPausedHolderLosesItsLockAndItsStaleWriteIsFenced() {
 		pausedHolderIsFenced("redis", Stores.workerArgs(redis), stores.redis(redis));
@@ -77,6 +89,17 @@ class ProcessFaultTest {
 	@Test
 	void mongoPausedHolderLosesItsLockAndItsStaleWriteIsFenced() {
 		pausedHolderIsFenced("mongo", Stores.workerArgs(mongo), stores.mongo(mongo));
+	}
+
+	@Test
+	void postgresqlPausedHolderLosesItsLockAndItsStaleWriteIsFenced() {
+		pausedHolderIsFenced("postgresql", Stores.workerArgs(TestDatabase.POSTGRESQL),
+				stores.jdbc(TestDatabase.POSTGRESQL));
+	}
+
+	@Test
+	void mariadbPausedHolderLosesItsLockAndItsStaleWriteIsFenced() {
+		pausedHolderIsFenced("mariadb", Stores.workerArgs(TestDatabase.MARIADB), stores.jdbc(TestDatabase.MARIADB));
 	}
 
 	private void killedHolderIsReplaced(String store, List<String> storeArgs) {

@@ -5,6 +5,9 @@ import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
 import dev.distlock.core.DistributedLockException;
 import dev.distlock.core.LockExtendException;
 import dev.distlock.core.LockHandle;
@@ -13,6 +16,9 @@ import dev.distlock.core.LockOptions;
 import dev.distlock.core.LockReleaseException;
 import dev.distlock.core.LockStoreException;
 import dev.distlock.core.LockTemplate;
+import dev.distlock.jdbc.testsupport.MariaDbTestServer;
+import dev.distlock.jdbc.testsupport.PostgresTestServer;
+import dev.distlock.jdbc.testsupport.TestDatabase;
 import dev.distlock.mongo.testsupport.MongoTestServer;
 import dev.distlock.redis.testsupport.RedisServerProcess;
 
@@ -31,6 +37,13 @@ class StoreRestartTest {
 	/** MongoTestServer's server selection plus read timeout: the longest one call may wait. */
 	private static final Duration MONGO_TIMEOUT = MongoTestServer.SERVER_SELECTION_TIMEOUT
 		.plus(MongoTestServer.READ_TIMEOUT);
+
+	/**
+	 * The JDBC pool's connection timeout here: with the server down, every call waits that long for a connection (a
+	 * pooled one broke with the server, a new one is refused), as an application's pool decides; Hikari's default is
+	 * 30 s.
+	 */
+	private static final Duration JDBC_TIMEOUT = Duration.ofSeconds(1);
 
 	/**
 	 * Scheduling slack on a busy 2-core machine (at a load average of 30 a call here took 1.9 s beyond its timeouts).
@@ -81,6 +94,54 @@ class StoreRestartTest {
 			Reports.figure("mongo.restart.fencingTokenBefore/After", held.fencingToken() + "/" + again.fencingToken());
 			again.release();
 		}
+	}
+
+	@Test
+	void postgresqlStopMidLockFailsTypedWithinTheTimeoutAndRecoversAfterRestart() throws Exception {
+		PostgresTestServer server = PostgresTestServer.shared();
+		jdbcStopMidLock("postgresql", TestDatabase.POSTGRESQL, server::stop, server::start);
+	}
+
+	@Test
+	void mariadbCrashMidLockFailsTypedWithinTheTimeoutAndRecoversAfterRestart() throws Exception {
+		MariaDbTestServer server = MariaDbTestServer.shared();
+		jdbcStopMidLock("mariadb", TestDatabase.MARIADB, server::stop, server::start);
+	}
+
+	// PostgreSQL stops "immediate" and MariaDB is killed: neither shuts down cleanly, as in a crash.
+	private static void jdbcStopMidLock(String store, TestDatabase database, Runnable stop, Runnable start)
+			throws Exception {
+		database.dataSource();
+		try (HikariDataSource pool = pool(store, database); Stores stores = new Stores()) {
+			LockTemplate template = stores.jdbc(database, pool);
+			LockHandle held = template.acquire("restart", OPTIONS);
+			stop.run();
+			try {
+				failsTypedWithin(store, template, held, JDBC_TIMEOUT.multipliedBy(CALLS_PER_OPERATION).plus(SLACK));
+			}
+			finally {
+				start.run();
+			}
+			// The row survived the crash, so the old lock blocks until its lease ends and the fencing token keeps
+			// rising.
+			LockHandle again = recovers(store, () -> template.acquire("restart",
+					OPTIONS.toBuilder().delay(Duration.ofMillis(50)).waitUpTo(Duration.ofSeconds(10)).build()));
+			assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+			Reports.figure(store + ".restart.fencingTokenBefore/After", held.fencingToken() + "/" + again.fencingToken());
+			again.release();
+			assertThat(template.isLocked("restart")).isFalse();
+		}
+	}
+
+	private static HikariDataSource pool(String store, TestDatabase database) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(database.jdbcUrl(database.port()));
+		config.setUsername(Stores.user(database));
+		config.setMaximumPoolSize(4);
+		config.setMinimumIdle(0);
+		config.setConnectionTimeout(JDBC_TIMEOUT.toMillis());
+		config.setPoolName(store + "-restart");
+		return new HikariDataSource(config);
 	}
 
 	private static void failsTypedWithin(String store, LockTemplate template, LockHandle held, Duration bound) {

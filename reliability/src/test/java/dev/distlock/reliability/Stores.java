@@ -3,9 +3,16 @@ package dev.distlock.reliability;
 import java.util.ArrayList;
 import java.util.List;
 
+import javax.sql.DataSource;
+
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.core.LockTemplate;
+import dev.distlock.jdbc.JdbcLockProvider;
+import dev.distlock.jdbc.JdbcLockSettings;
+import dev.distlock.jdbc.testsupport.MariaDbTestServer;
+import dev.distlock.jdbc.testsupport.PostgresTestServer;
+import dev.distlock.jdbc.testsupport.TestDatabase;
 import dev.distlock.mongo.MongoLockProvider;
 import dev.distlock.mongo.MongoLockSettings;
 import dev.distlock.mongo.testsupport.MongoTestServer;
@@ -18,6 +25,13 @@ import dev.distlock.redis.testsupport.RedisServerProcess;
  * the very key a worker process holds. Closing releases everything this instance built.
  */
 final class Stores implements AutoCloseable {
+
+	/**
+	 * The JDBC driver and Spring Boot's DataSource are on the workers' classpath for the JDBC workers; without a URL
+	 * the DataSource would fail the Redis and Mongo workers' startup.
+	 */
+	private static final String NO_DATASOURCE =
+			"--spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration";
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -43,11 +57,39 @@ final class Stores implements AutoCloseable {
 	}
 
 	/**
+	 * A template on the database's shared pool (the lock table created), with the starter's default settings.
+	 */
+	LockTemplate jdbc(TestDatabase database) {
+		JdbcLockProvider provider = database.provider(JdbcLockSettings.defaults());
+		resources.add(provider);
+		return template(provider);
+	}
+
+	/**
+	 * A template on a pool of the caller's (which closes it), with the starter's default settings; the lock table must
+	 * exist.
+	 */
+	LockTemplate jdbc(TestDatabase database, DataSource pool) {
+		JdbcLockProvider provider = new JdbcLockProvider(pool, database.dialect(), JdbcLockSettings.defaults());
+		provider.start();
+		resources.add(provider);
+		return template(provider);
+	}
+
+	/**
+	 * The user the database's test server lets in without a password.
+	 */
+	static String user(TestDatabase database) {
+		return database == TestDatabase.POSTGRESQL ? PostgresTestServer.shared().user()
+				: MariaDbTestServer.shared().user();
+	}
+
+	/**
 	 * The worker arguments that point the starter at the Redis server.
 	 */
 	static List<String> workerArgs(RedisServerProcess server) {
 		return List.of("--distributed-lock.provider=redis", "--spring.data.redis.host=127.0.0.1",
-				"--spring.data.redis.port=" + server.port());
+				"--spring.data.redis.port=" + server.port(), NO_DATASOURCE);
 	}
 
 	/**
@@ -55,7 +97,20 @@ final class Stores implements AutoCloseable {
 	 */
 	static List<String> workerArgs(MongoTestServer server) {
 		return List.of("--distributed-lock.provider=mongo", "--spring.mongodb.uri=" + server.connectionString(),
-				"--spring.mongodb.database=" + server.database());
+				"--spring.mongodb.database=" + server.database(), NO_DATASOURCE);
+	}
+
+	/**
+	 * The worker arguments that point the starter's JDBC provider at the database, through Spring Boot's own
+	 * DataSource, as an application configures it. The lock table is created here first: three workers creating it at
+	 * once would race in the catalogue, which is not what these tests are about.
+	 */
+	static List<String> workerArgs(TestDatabase database) {
+		database.dataSource();
+		String user = user(database);
+		return List.of("--distributed-lock.provider=jdbc", "--distributed-lock.jdbc.initialize-schema=always",
+				"--spring.datasource.url=" + database.jdbcUrl(database.port()), "--spring.datasource.username=" + user,
+				"--spring.datasource.password=");
 	}
 
 	private LockTemplate template(dev.distlock.core.spi.LockProvider provider) {
