@@ -362,8 +362,9 @@ class BadInputCatalogueTest {
 						+ (context.getStartupFailure() != null ? "startup failed" : "started"));
 				assertThat(context).hasFailed();
 				assertThat(find(context.getStartupFailure(), LockStoreException.class)).isNotNull();
-				// The 1 s connection timeout, with slack for a busy 2-core machine; Hikari's own 30 s default exceeds it.
-				assertThat(took).isLessThan(Duration.ofSeconds(1).plusSeconds(4));
+				// The 1 s connection timeout plus a context's start on a busy 2-core machine (3.4 s seen at load 9), well
+				// short of Hikari's own 30 s default, which a startup that ignored the pool's timeout would wait out.
+				assertThat(took).isLessThan(Duration.ofSeconds(20));
 			});
 	}
 
