@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -20,6 +19,7 @@ import dev.distlock.core.LockHandle;
 import dev.distlock.core.LockLostException;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockReleaseException;
+import dev.distlock.core.spi.Interrupts;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
@@ -137,12 +137,6 @@ public final class LeaseHandle implements LockHandle {
 
 	/** Set before the lost callbacks run, so one added from then on runs at once. */
 	private volatile boolean lostSent;
-
-	/**
-	 * The hash of this handle in the registry's held set, drawn once: an identity hash is made by a call into the
-	 * JVM on its first use, once per acquisition. Equality stays identity.
-	 */
-	private final int hash = ThreadLocalRandom.current().nextInt();
 
 	/**
 	 * Wraps a granted lease; the owner token, key and mode are the request's, the name, lease length, expiry and
@@ -378,32 +372,33 @@ public final class LeaseHandle implements LockHandle {
 	 * @throws LockStoreException when the store could not be asked
 	 */
 	private boolean releaseInStore(long heldNanos) {
-		// Cleanup must reach the store even when the caller was interrupted in the body: the flag is cleared for the
-		// call and set again afterwards, as Interrupts.uninterruptibly does (written out: no closure per release).
-		boolean interrupted = Thread.interrupted();
-		try {
-			for (int attempt = 1;; attempt++) {
-				try {
-					return releaseOnce(heldNanos);
-				}
-				catch (RuntimeException ex) {
-					if (!Thread.interrupted()) {
-						throw store.error(key(), "release", ex);
+		// Cleanup must reach the store even when the caller was interrupted in the body.
+		return Interrupts.uninterruptibly(() -> store.call(key(), "release", () -> {
+			boolean interruptedMeanwhile = false;
+			try {
+				for (int attempt = 1;; attempt++) {
+					try {
+						return releaseOnce(heldNanos);
 					}
-					// Interrupted by another thread during the call (a storm of interrupts may do it again): release
-					// is idempotent per token, so run it again uninterrupted, a bounded number of times.
-					interrupted = true;
-					if (attempt == RELEASE_ATTEMPTS) {
-						throw store.error(key(), "release", ex);
+					catch (RuntimeException ex) {
+						if (!Thread.interrupted()) {
+							throw ex;
+						}
+						// Interrupted by another thread during the call (a storm of interrupts may do it again): release
+						// is idempotent per token, so run it again uninterrupted, a bounded number of times.
+						interruptedMeanwhile = true;
+						if (attempt == RELEASE_ATTEMPTS) {
+							throw ex;
+						}
 					}
 				}
 			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
+			finally {
+				if (interruptedMeanwhile) {
+					Thread.currentThread().interrupt();
+				}
 			}
-		}
+		}));
 	}
 
 	private boolean releaseOnce(long heldNanos) {
@@ -639,17 +634,6 @@ public final class LeaseHandle implements LockHandle {
 			case RELEASED -> "already released";
 			case LOST -> "lost";
 		};
-	}
-
-	/** Identity equality, with the hash drawn at construction. */
-	@Override
-	public int hashCode() {
-		return hash;
-	}
-
-	@Override
-	public boolean equals(@Nullable Object other) {
-		return this == other;
 	}
 
 	@Override
