@@ -198,12 +198,7 @@ class LeakTest {
 
 	// The provider's own pool, named in PostgreSQL's pg_stat_activity, so the probe counts only its sessions.
 	private static HikariDataSource pool(String store, TestDatabase database) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(database.jdbcUrl(database.port()));
-		config.setUsername(Stores.user(database));
-		config.setMaximumPoolSize(10);
-		config.setMinimumIdle(0);
-		config.setPoolName("distlock-leak-" + store);
+		HikariConfig config = Stores.poolConfig(database, "distlock-leak-" + store, 10);
 		if (database == TestDatabase.POSTGRESQL) {
 			config.addDataSourceProperty("ApplicationName", "distlock-leak-" + store);
 		}

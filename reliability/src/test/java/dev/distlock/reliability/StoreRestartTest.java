@@ -134,13 +134,8 @@ class StoreRestartTest {
 	}
 
 	private static HikariDataSource pool(String store, TestDatabase database) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(database.jdbcUrl(database.port()));
-		config.setUsername(Stores.user(database));
-		config.setMaximumPoolSize(4);
-		config.setMinimumIdle(0);
+		HikariConfig config = Stores.poolConfig(database, store + "-restart", 4);
 		config.setConnectionTimeout(JDBC_TIMEOUT.toMillis());
-		config.setPoolName(store + "-restart");
 		return new HikariDataSource(config);
 	}
 

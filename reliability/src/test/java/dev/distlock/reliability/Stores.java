@@ -5,6 +5,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariConfig;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.distlock.core.LockTemplate;
@@ -74,6 +75,20 @@ final class Stores implements AutoCloseable {
 		provider.start();
 		resources.add(provider);
 		return template(provider);
+	}
+
+	/**
+	 * A pool of the test's own on the database, as the given name (empty while idle: no minimum), for a provider whose
+	 * connections the test counts or cuts; the test adds what else it needs and makes the pool.
+	 */
+	static HikariConfig poolConfig(TestDatabase database, String name, int size) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(database.jdbcUrl(database.port()));
+		config.setUsername(user(database));
+		config.setMaximumPoolSize(size);
+		config.setMinimumIdle(0);
+		config.setPoolName(name);
+		return config;
 	}
 
 	/**
