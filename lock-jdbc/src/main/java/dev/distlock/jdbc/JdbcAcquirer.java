@@ -102,11 +102,12 @@ final class JdbcAcquirer {
 	 * A waiting exclusive request's attempt after its first, on PostgreSQL: the attempt and, when refused, the
 	 * writer's mark in one statement ({@link LockStatements#acquireExclusiveOrMark}), the mark rewritten only when
 	 * less than half of {@code validityMs} is left on it. Otherwise as {@link #tryAcquire}.
+	 * @param mark what the writer's mark holds ({@link Wakeups.Waiter#mark()})
 	 * @param refusal filled in when refused
 	 */
-	Optional<Lease> tryAcquireOrMark(LockRequest request, long validityMs, Refusal refusal) {
-		return attempt(request,
-				(grantMs, bound, seen) -> grantExclusiveOrMark(request, grantMs, bound, validityMs, refusal, seen));
+	Optional<Lease> tryAcquireOrMark(LockRequest request, String mark, long validityMs, Refusal refusal) {
+		return attempt(request, (grantMs, bound, seen) -> grantExclusiveOrMark(request, mark, grantMs, bound,
+				validityMs, refusal, seen));
 	}
 
 	/** One grant statement (or transaction): the fencing token, or null when refused. */
@@ -225,8 +226,8 @@ final class JdbcAcquirer {
 		});
 	}
 
-	private @Nullable Long grantExclusiveOrMark(LockRequest request, long leaseMs, long bound, long validityMs,
-			Refusal refusal, Seen seen) {
+	private @Nullable Long grantExclusiveOrMark(LockRequest request, String mark, long leaseMs, long bound,
+			long validityMs, Refusal refusal, Seen seen) {
 		Object nominalLease = nominalLease(request, leaseMs);
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
@@ -235,8 +236,8 @@ final class JdbcAcquirer {
 		long[] row = database.run(key, "acquire", bound, false, session -> session.query(sql.acquireExclusiveOrMark,
 				rs -> new long[] { rs.getObject(1) != null ? rs.getLong(1) : -1, rs.getObject(2) != null ? 1 : 0,
 						rs.getLong(2), rs.getLong(3), rs.getLong(4) },
-				key, token, owner, host, request.lockId(), leaseMs, nominalLease, token, validityMs, key, token,
-				validityMs / 2, key, key, token, validityMs / 2)).get(0);
+				key, token, owner, host, request.lockId(), leaseMs, nominalLease, mark, validityMs, key, mark,
+				validityMs / 2, key, key, mark, validityMs / 2)).get(0);
 		if (row[0] >= 0) {
 			seen.waiter = true; // this writer's own mark: its waiter_until stays, and others may wait
 			return row[0];

@@ -136,7 +136,7 @@ final class JdbcAcquisition implements Acquisition {
 			}
 			// A marked writer's later attempts mark with the attempt, in one statement.
 			JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
-			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, validityMs, refusal)
+			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, waiter.mark(), validityMs, refusal)
 				.map(lease -> new Granted(lease, sent));
 			if (granted.isPresent()) {
 				marked = false; // an exclusive grant removes the mark
@@ -260,7 +260,7 @@ final class JdbcAcquisition implements Acquisition {
 		try {
 			Long left = database.run(request.key(), writer ? "mark a waiting writer" : "mark a waiting reader",
 					ADMIN_MS, false, session -> writer
-							? session.returning(statement, request.token(), validityMs, request.key())
+							? session.returning(statement, waiter.mark(), validityMs, request.key())
 							: session.returning(statement, validityMs, request.key()));
 			if (left == null) {
 				return NO_ROW;
@@ -290,7 +290,7 @@ final class JdbcAcquisition implements Acquisition {
 		try {
 			dev.distlock.core.spi.Interrupts.uninterruptibly(() -> database.run(request.key(),
 					"withdraw a waiting writer", ADMIN_MS, false,
-					session -> session.update(sql.clearWaiter, request.key(), request.token())));
+					session -> session.update(sql.clearWaiter, request.key(), waiter.mark())));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not withdraw the waiting mark on lock '" + request.key() + "'; it ends by itself", ex);

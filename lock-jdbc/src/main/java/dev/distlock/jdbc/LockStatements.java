@@ -225,8 +225,9 @@ final class LockStatements {
 			// ON CONFLICT DO UPDATE locks the conflicting row, then checks WHERE and evaluates SET on its latest
 			// version: nextval() in SET is drawn after every earlier grant of the row. The one in VALUES is drawn
 			// (and wasted) by every attempt on an existing row; the sequence only has to increase. The grant ends
-			// its own writer mark (waiter) but keeps another writer's, which still waits and is the one the next
-			// release names, and keeps waiter_until, until when other waiters may still wait and releases notify.
+			// its own writer mark (waiter: the token, or the token behind a listener's tag, see Wakeups.Waiter.mark)
+			// but keeps another writer's, which still waits and is the one the next release names, and keeps
+			// waiter_until, until when other waiters may still wait and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
 			this.acquireExclusive = "INSERT INTO " + table + " AS t (lock_key, holder, token, owner_name, owner_host, "
@@ -235,7 +236,8 @@ final class LockStatements {
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
-					+ "waiter = CASE WHEN " + mineNow + " OR t.waiter <> EXCLUDED.token THEN t.waiter ELSE NULL END, "
+					+ "waiter = CASE WHEN " + mineNow + " OR (t.waiter <> EXCLUDED.token AND substr(t.waiter, "
+					+ (PostgresListener.TAG_LENGTH + 2) + ") <> EXCLUDED.token) THEN t.waiter ELSE NULL END, "
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
@@ -376,8 +378,12 @@ final class LockStatements {
 	 * grace after it, so a release nobody waits for sends nothing: PostgreSQL serialises the commits of notifying
 	 * transactions on one lock, which capped uncontended releases from many threads. While a waiting writer's mark is
 	 * live the payload names it ({@code token U+001F key}, see {@link PostgresNotifications#NAMED}) and only that
-	 * writer is woken; otherwise it is the key alone, which wakes every waiter of the key. The second column is the
-	 * named token, or null. Null on MySQL/MariaDB, which have no notifications.
+	 * writer is woken; otherwise it is the key alone, which wakes every waiter of the key. A named notification goes
+	 * to the named writer's listener alone when its mark carries a listener's tag ({@code tag.token}, see
+	 * {@link PostgresListener#namedChannel}), else to the table's channel, as every other does; the tag is read only
+	 * when it is {@link PostgresListener#TAG_LENGTH} single-byte characters, so the channel stays within PostgreSQL's
+	 * 63 bytes whatever a mark holds. The second column is the named mark, or null. Null on MySQL/MariaDB, which have
+	 * no notifications.
 	 */
 	private static @Nullable String notifying(JdbcDialect dialect, String update) {
 		if (dialect != JdbcDialect.POSTGRESQL) {
@@ -386,10 +392,14 @@ final class LockStatements {
 		// RETURNING rather than a data-modifying CTE read by a SELECT: the same rows and calls, without the CTE's
 		// tuplestore and scan on every release (issue 22).
 		String named = liveWriterMark(dialect);
+		int tag = PostgresListener.TAG_LENGTH;
+		String tagged = "substr(waiter, " + (tag + 1) + ", 1) = '.' AND octet_length(left(waiter, " + tag + ")) = "
+				+ tag;
 		return update + " RETURNING CASE WHEN waiter_until > " + dialect.now() + " - INTERVAL '"
-				+ JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN pg_notify(?, CASE WHEN " + named
-				+ " THEN waiter || chr(" + (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, "
-				+ "CASE WHEN " + named + " THEN waiter END";
+				+ JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN pg_notify(? || CASE WHEN " + named + " AND "
+				+ tagged + " THEN '_' || left(waiter, " + tag + ") ELSE '' END, CASE WHEN " + named + " THEN waiter || chr("
+				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
+				+ " THEN waiter END";
 	}
 
 	/** A key row's waiting writer's mark is live: a writer waits for the key, and releases name it. */

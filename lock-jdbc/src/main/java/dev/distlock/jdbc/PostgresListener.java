@@ -18,6 +18,11 @@ import org.apache.commons.logging.LogFactory;
  * The one LISTEN connection of this JVM on a DataSource, shared by every provider on that DataSource: each provider's
  * {@link Wakeups} joins it (on its table's channel) when its first waiter arrives and leaves it when the provider
  * closes; the connection is opened by the first to join and closed, after {@code UNLISTEN *}, when the last leaves.
+ * It listens to each joined table's channel, which carries releases that wake every waiter of a key, and to the
+ * table's channel of this listener alone ({@link #namedChannel}), which carries releases naming a waiting writer of
+ * this JVM: a waiting writer's mark on a row carries this listener's {@link #tag()} ({@link Wakeups}), and a release
+ * that names it notifies only that channel, so the other JVMs' listeners are not woken by a notification none of their
+ * waiters would act on (every listening backend is still signalled by PostgreSQL 15, but only this one forwards it).
  * Notifications are fanned out to the {@link Wakeups} of their channel: one that names a waiter wakes only that waiter,
  * in whichever of them it waits (if in this JVM at all), one with the key alone every waiter of the key. When the
  * connection breaks, every joined {@link Wakeups} wakes all its waiters (a release may have been missed) and the
@@ -34,7 +39,16 @@ final class PostgresListener {
 	/** The listener of each DataSource (by identity) that has at least one member; guarded by itself. */
 	private static final Map<DataSource, PostgresListener> listeners = new IdentityHashMap<>();
 
+	/** The characters of a {@link #tag()}: the channel it ends stays a plain lower-case identifier. */
+	private static final char[] TAG_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
+
+	/** How long a {@link #tag()} is: the release statements read it as the first this many characters of a mark. */
+	static final int TAG_LENGTH = 8;
+
 	private final DataSource dataSource;
+
+	/** This listener's own, drawn at random: the end of its named channels. */
+	private final String tag;
 
 	/** The members per channel; the listener thread LISTENs to exactly these channels. */
 	private final Map<String, Set<Wakeups>> members = new ConcurrentHashMap<>();
@@ -46,6 +60,27 @@ final class PostgresListener {
 
 	private PostgresListener(DataSource dataSource) {
 		this.dataSource = dataSource;
+		java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+		char[] drawn = new char[TAG_LENGTH];
+		for (int i = 0; i < drawn.length; i++) {
+			drawn[i] = TAG_CHARS[random.nextInt(TAG_CHARS.length)];
+		}
+		this.tag = new String(drawn);
+	}
+
+	/**
+	 * What a waiting writer's mark starts with ({@link Wakeups}) so that a release naming it notifies this listener's
+	 * {@link #namedChannel} only: {@link #TAG_LENGTH} lower-case letters and digits, unique among the listeners on a
+	 * database with near certainty (36^8 values; two alike would each receive the other's named notifications and
+	 * ignore those naming no waiter of theirs, as every listener does without tags).
+	 */
+	String tag() {
+		return tag;
+	}
+
+	/** The channel of releases that name a waiting writer of this listener, for a table's channel. */
+	static String namedChannel(String channel, String tag) {
+		return channel + "_" + tag;
 	}
 
 	/** Adds the member on the channel to the DataSource's listener, opening it if it is the first. */
@@ -101,7 +136,7 @@ final class PostgresListener {
 						follow(connection, listening);
 						for (PostgresNotifications.Notification notification : PostgresNotifications.poll(connection,
 								POLL_MILLIS)) {
-							Set<Wakeups> set = members.get(notification.channel());
+							Set<Wakeups> set = members.get(memberChannel(notification.channel()));
 							if (set != null) {
 								set.forEach(wakeups -> wakeups.wake(notification.key(), notification.token()));
 							}
@@ -129,14 +164,21 @@ final class PostgresListener {
 		}
 	}
 
+	/** The table's channel a notification came on: its own, or this listener's named channel of it. */
+	private String memberChannel(String channel) {
+		int end = channel.length() - TAG_LENGTH - 1;
+		return end > 0 && channel.endsWith(tag) && channel.charAt(end) == '_' ? channel.substring(0, end) : channel;
+	}
+
 	/**
-	 * LISTENs to the channels joined since the last poll, then wakes their waiters (releases before the LISTEN are
-	 * unknown: every waiter tries again), and UNLISTENs the channels every member left.
+	 * LISTENs to the channels joined since the last poll, each with its named channel, then wakes their waiters
+	 * (releases before the LISTEN are unknown: every waiter tries again), and UNLISTENs the channels every member left.
 	 */
 	private void follow(Connection connection, Set<String> listening) throws SQLException {
 		for (String channel : members.keySet()) {
 			if (!listening.contains(channel)) {
 				execute(connection, "LISTEN " + channel);
+				execute(connection, "LISTEN " + namedChannel(channel, tag));
 				listening.add(channel);
 				Set<Wakeups> set = members.get(channel);
 				if (set != null) {
@@ -148,6 +190,7 @@ final class PostgresListener {
 			String channel = it.next();
 			if (!members.containsKey(channel)) {
 				execute(connection, "UNLISTEN " + channel);
+				execute(connection, "UNLISTEN " + namedChannel(channel, tag));
 				it.remove();
 			}
 		}

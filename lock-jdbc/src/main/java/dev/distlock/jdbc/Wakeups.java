@@ -20,11 +20,19 @@ import org.jspecify.annotations.Nullable;
  * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of the
  * notifications for their mark), and each refused writer marks again (unless its own mark is still in place), so the
  * last to mark is named next; a release that finds no such mark wakes every waiter of the key. A waiter knows whether
- * its last wake-up named it ({@link Waiter#namedSinceLastWait()}): one not named reads the key's row before it attempts. MySQL/MariaDB have no
- * notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the template's backoff. When
- * the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it is opened again.
+ * its last wake-up named it ({@link Waiter#namedSinceLastWait()}): one not named reads the key's row before it attempts.
+ * On PostgreSQL a writer's mark is its {@link Waiter#mark()}: the owner token behind the LISTEN connection's tag, so
+ * a release naming it notifies that connection's own channel and no other JVM's ({@link PostgresListener}).
+ * MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the
+ * template's backoff. When the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it is opened again.
  */
 final class Wakeups implements AutoCloseable {
+
+	/**
+	 * The longest owner token a mark carries behind a tag: the row's {@code waiter} column holds 64 characters. A
+	 * longer one is its own mark, named on the table's channel.
+	 */
+	static final int MAX_TAGGED_TOKEN = 64 - PostgresListener.TAG_LENGTH - 1;
 
 	private final Map<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
 
@@ -48,16 +56,26 @@ final class Wakeups implements AutoCloseable {
 
 		private final String key;
 
-		private final String token;
+		private final String mark;
 
 		private final Semaphore signal = new Semaphore(0);
 
 		/** Whether a release named this waiter since {@link #namedSinceLastWait()} last asked. */
 		private volatile boolean named;
 
-		private Waiter(String key, String token) {
+		private Waiter(String key, String mark) {
 			this.key = key;
-			this.token = token;
+			this.mark = mark;
+		}
+
+		/**
+		 * What this waiter writes on the key's row as a waiting writer, and what a release naming it names: on
+		 * PostgreSQL {@code tag.token}, the tag of this JVM's LISTEN connection on the DataSource before the owner
+		 * token; the owner token alone on MySQL/MariaDB (no notifications), and for a token longer than
+		 * {@link #MAX_TAGGED_TOKEN}.
+		 */
+		String mark() {
+			return mark;
 		}
 
 		/**
@@ -102,9 +120,8 @@ final class Wakeups implements AutoCloseable {
 	 * is missed.
 	 */
 	Waiter register(String key, String token) {
-		Waiter waiter = new Waiter(key, token);
+		Waiter waiter = new Waiter(key, startListener(token));
 		waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
-		startListener();
 		return waiter;
 	}
 
@@ -114,17 +131,17 @@ final class Wakeups implements AutoCloseable {
 	}
 
 	/**
-	 * Wakes the waiter of the key with the owner token, if it waits here; every waiter of the key when the token is
-	 * null.
+	 * Wakes the waiter of the key with the mark ({@link Waiter#mark()}), if it waits here; every waiter of the key when
+	 * the mark is null.
 	 */
-	void wake(String key, @Nullable String token) {
+	void wake(String key, @Nullable String mark) {
 		Set<Waiter> set = waiters.get(key);
 		if (set == null) {
 			return;
 		}
 		for (Waiter waiter : set) {
-			if (token == null || token.equals(waiter.token)) {
-				waiter.wake(token != null);
+			if (mark == null || mark.equals(waiter.mark)) {
+				waiter.wake(mark != null);
 			}
 		}
 	}
@@ -140,16 +157,22 @@ final class Wakeups implements AutoCloseable {
 		return set != null ? set.size() : 0;
 	}
 
+	/** The tag of the LISTEN connection this provider joined, or null before it joined one (tests). */
+	synchronized @Nullable String tag() {
+		return listener != null ? listener.tag() : null;
+	}
+
 	/** Whether this provider has joined the LISTEN connection of its DataSource. */
 	synchronized boolean listening() {
 		return listener != null;
 	}
 
-	private synchronized void startListener() {
-		if (listenOn == null || listener != null || closed) {
-			return;
+	/** Joins the DataSource's LISTEN connection if not yet joined; returns the mark of a waiter with the token. */
+	private synchronized String startListener(String token) {
+		if (listenOn != null && listener == null && !closed) {
+			listener = PostgresListener.join(listenOn, channel, this);
 		}
-		listener = PostgresListener.join(listenOn, channel, this);
+		return listener != null && token.length() <= MAX_TAGGED_TOKEN ? listener.tag() + "." + token : token;
 	}
 
 	@Override

@@ -36,6 +36,8 @@ class PostgresListenerTest {
 
 	private static final OwnerDetails OWNER = new OwnerDetails("listener-test", "host");
 
+	private static final String TABLE_CHANNEL = JdbcDialect.channel(JdbcLockSettings.DEFAULT_TABLE);
+
 	/** Generous: the listener's connection opens within one poll, but the machine is loaded. */
 	private static final Duration PATIENCE = Duration.ofMinutes(2);
 
@@ -52,16 +54,18 @@ class PostgresListenerTest {
 		String key = "listen:" + System.nanoTime();
 		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
 		JdbcLockProvider other = DB.provider(JdbcLockSettings.defaults());
-		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1); Connection listening = listening(own)) {
+		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 2); Connection listening = listening(own)) {
 			Lease alone = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
 			assertThat(alone.release()).isTrue();
 			assertThat(notifications(listening, key, Duration.ofSeconds(1))).as("a release nobody waited for").isZero();
 
 			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
-			try (Acquisition waiting = other.begin(exclusive(key, Duration.ofSeconds(30)))) {
+			try (Acquisition waiting = other.begin(exclusive(key, Duration.ofSeconds(30)));
+					Connection named = listening(own, namedChannel(other))) {
 				assertThat(waiting.tryOnce()).isEmpty();
 				assertThat(held.release()).isTrue();
-				assertThat(notifications(listening, key, PATIENCE)).as("a release a writer waited for").isEqualTo(1);
+				assertThat(notifications(named, key, PATIENCE)).as("a release a writer waited for, naming it")
+					.isEqualTo(1);
 				assertThat(grantedAfterWakeUps(waiting)).isTrue();
 			}
 		}
@@ -102,13 +106,14 @@ class PostgresListenerTest {
 		DataSource admin = DB.dataSource();
 		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
 		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4);
-				HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1);
+				HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 2);
 				Connection listening = listening(own)) {
 			JdbcLockProvider waiters = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
 			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
 			LockRequest firstRequest = exclusive(key, Duration.ofSeconds(30));
 			LockRequest lastRequest = exclusive(key, Duration.ofSeconds(30));
-			try (Acquisition first = waiters.begin(firstRequest); Acquisition last = waiters.begin(lastRequest)) {
+			try (Acquisition first = waiters.begin(firstRequest); Acquisition last = waiters.begin(lastRequest);
+					Connection named = listening(own, namedChannel(waiters))) {
 				assertThat(first.tryOnce()).isEmpty();
 				assertThat(last.tryOnce()).isEmpty();
 				awaitListeners(admin, application, 1);
@@ -119,8 +124,12 @@ class PostgresListenerTest {
 				assertThat(last.tryOnce()).isEmpty(); // its mark replaces the first's: it is the one named
 
 				assertThat(held.release()).isTrue();
-				assertThat(payloads(listening, key, PATIENCE)).as("the release names the last waiting writer")
-					.containsExactly(lastRequest.token() + PostgresNotifications.NAMED + key);
+				String mark = waiters.wakeups().tag() + "." + lastRequest.token();
+				assertThat(payloads(named, key, PATIENCE)).as("the release names the last waiting writer")
+					.containsExactly(mark + PostgresNotifications.NAMED + key);
+				assertThat(payloads(listening, key, Duration.ofSeconds(1)))
+					.as("sent to the named writer's LISTEN connection alone, not on the table's channel")
+					.isEmpty();
 				assertThat(last.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
 				assertThat(first.awaitSignal(Duration.ZERO)).as("the waiter not named, not woken").isFalse();
 				Acquisition.Granted granted = last.tryOnce().orElseThrow();
@@ -292,13 +301,17 @@ class PostgresListenerTest {
 				Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
 				LockRequest request = exclusive(key, Duration.ofSeconds(30));
 				try (Acquisition waiting = waiters.begin(request)) {
+					try (var statement = listening.createStatement()) {
+						statement.execute("LISTEN " + namedChannel(waiters));
+					}
 					assertThat(waiting.tryOnce()).isEmpty();
 					assertThat(held.release()).isTrue();
 					List<String> payloads = payloads(listening, key, PATIENCE);
-					assertThat(payloads).containsExactly(request.token() + PostgresNotifications.NAMED + key);
+					String mark = waiters.wakeups().tag() + "." + request.token();
+					assertThat(payloads).containsExactly(mark + PostgresNotifications.NAMED + key);
 					PostgresNotifications.Notification read = PostgresNotifications.Notification.of("t", payloads.get(0));
 					assertThat(read.key()).isEqualTo(key);
-					assertThat(read.token()).isEqualTo(request.token());
+					assertThat(read.token()).isEqualTo(mark);
 					assertThat(grantedAfterWakeUps(waiting)).isTrue();
 				}
 			}
@@ -330,11 +343,21 @@ class PostgresListenerTest {
 
 	/** A connection of a pool of its own (not the shared one others borrow from), listening to the table's channel. */
 	private static Connection listening(DataSource own) throws Exception {
+		return listening(own, TABLE_CHANNEL);
+	}
+
+	/** A connection of the pool listening to the channel. */
+	private static Connection listening(DataSource own, String channel) throws Exception {
 		Connection connection = own.getConnection();
 		try (var statement = connection.createStatement()) {
-			statement.execute("LISTEN " + JdbcDialect.channel(JdbcLockSettings.DEFAULT_TABLE));
+			statement.execute("LISTEN " + channel);
 		}
 		return connection;
+	}
+
+	/** The channel of releases naming a waiting writer of the provider's LISTEN connection. */
+	private static String namedChannel(JdbcLockProvider provider) {
+		return PostgresListener.namedChannel(TABLE_CHANNEL, provider.wakeups().tag());
 	}
 
 	/** The notifications for the key that arrive on the connection within the time (all of them, once one came). */
