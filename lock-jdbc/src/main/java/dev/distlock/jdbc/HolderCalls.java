@@ -6,6 +6,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.core.LockStoreException;
+
 /**
  * The calls on a granted lock, by key and owner token: extend and release, owner-checked and idempotent per token,
  * shared by the holder's own {@link JdbcLease}, the clean-up of an acquire of unknown outcome, and release and
@@ -23,6 +25,13 @@ final class HolderCalls {
 
 	private final String channel;
 
+	/**
+	 * How many times in all a call is run when the server rolls it back to break a deadlock: InnoDB picks its victim
+	 * among autocommitted single-row statements too, such as a release's against another session's insert of the key
+	 * row. A rolled-back call applied nothing, so running it again gives the answer a healthy store gives.
+	 */
+	private static final int DEADLOCK_ATTEMPTS = 5;
+
 	HolderCalls(LockDatabase database, LockStatements sql, Wakeups wakeups, String channel) {
 		this.database = database;
 		this.sql = sql;
@@ -35,10 +44,10 @@ final class HolderCalls {
 			@Nullable Long nominalLeaseMs, long boundMillis) {
 		Object nominalLease = nominalLeaseMs != null ? nominalLeaseMs : LockDatabase.NULL_BIGINT;
 		if (!shared) {
-			return database.run(key, "extend", boundMillis, false,
+			return run(key, "extend", boundMillis, false,
 					session -> session.update(sql.extendExclusive, leaseMs, nominalLease, key, token) == 1);
 		}
-		return database.run(key, "extend", boundMillis, true, session -> {
+		return run(key, "extend", boundMillis, true, session -> {
 			if (session.query(sql.lockKeyRow, rs -> 1, key).isEmpty()) {
 				return false;
 			}
@@ -54,7 +63,7 @@ final class HolderCalls {
 
 	/** Whether the token still holds its lock, live by the database clock; a read that changes nothing. */
 	boolean isHeld(String key, String token, boolean shared, long boundMillis) {
-		return database.run(key, "check ownership of", boundMillis, false,
+		return run(key, "check ownership of", boundMillis, false,
 				session -> !session.query(sql.heldBy, rs -> 1, key, shared ? token : "", token).isEmpty());
 	}
 
@@ -69,7 +78,7 @@ final class HolderCalls {
 	boolean release(String key, String token, boolean shared, boolean byHolder, boolean onlyLive, long boundMillis) {
 		String mark = byHolder ? token : null;
 		@Nullable String[] named = new String[1];
-		boolean released = database.run(key, "release", boundMillis, shared, session -> {
+		boolean released = run(key, "release", boundMillis, shared, session -> {
 			boolean postgres = session.dialect() == JdbcDialect.POSTGRESQL;
 			int rows;
 			if (!shared) {
@@ -114,7 +123,7 @@ final class HolderCalls {
 	 */
 	boolean releaseDeleting(String key, String token, long fencingToken, long leaseEndNanos, long boundMillis) {
 		@Nullable String[] named = new String[1];
-		boolean released = database.run(key, "release", boundMillis, false, session -> {
+		boolean released = run(key, "release", boundMillis, false, session -> {
 			int rows;
 			if (session.dialect() == JdbcDialect.POSTGRESQL) {
 				List<@Nullable String> notified = session.query(sql.deleteExclusiveNotifying, HolderCalls::namedWaiter,
@@ -173,6 +182,20 @@ final class HolderCalls {
 	void notifyOthers(LockDatabase.Session session, String key) throws SQLException {
 		if (session.dialect() == JdbcDialect.POSTGRESQL) {
 			session.query(sql.notify, rs -> 1, channel, key);
+		}
+	}
+
+	/** {@link LockDatabase#run}, run again while the server breaks a deadlock by rolling it back. */
+	private <T> T run(String key, String operation, long boundMillis, boolean transaction, LockDatabase.Work<T> work) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return database.run(key, operation, boundMillis, transaction, work);
+			}
+			catch (LockStoreException ex) {
+				if (attempt == DEADLOCK_ATTEMPTS || !LockDatabase.isDeadlock(ex.getCause())) {
+					throw ex;
+				}
+			}
 		}
 	}
 

@@ -200,6 +200,18 @@ final class LockDatabase {
 		return true;
 	}
 
+	/**
+	 * Whether the server rolled the statement (or transaction) back to break a deadlock or a serialisation conflict, as
+	 * opposed to a lock wait that timed out: running it again at once is what the server asks for.
+	 */
+	static boolean isDeadlock(@Nullable Throwable error) {
+		if (!(error instanceof SQLException sql)) {
+			return false;
+		}
+		String state = sql.getSQLState();
+		return "40001".equals(state) || "40P01".equals(state) || sql.getErrorCode() == 1213;
+	}
+
 	/** Whether the server rolled the statement back to break a deadlock or a serialisation conflict. */
 	static boolean isRolledBack(@Nullable Throwable error) {
 		if (!(error instanceof SQLException sql)) {

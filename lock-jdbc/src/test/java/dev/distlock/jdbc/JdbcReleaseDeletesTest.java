@@ -32,6 +32,7 @@ import dev.distlock.jdbc.testsupport.JdbcStoreInspector;
 import dev.distlock.jdbc.testsupport.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The holder's release of a plain exclusive lock (a lease, no lock ID) deletes the key's row, as the floor's DELETE
@@ -134,6 +135,37 @@ class JdbcReleaseDeletesTest {
 			assertThat(taken.get(0).release()).isTrue();
 			assertThat(inspector.rows(key)).isEmpty();
 			other.close();
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseTheServerRollsBackAsADeadlockVictimIsRunAgainAndReleases(TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			AtomicInteger victims = new AtomicInteger();
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(deadlockingDeletes(pool, victims, statements),
+					db.dialect(), JdbcLockSettings.defaults());
+			JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), TABLE);
+			String key = "deletes:deadlock:" + System.nanoTime();
+			Lease lease = provider.tryAcquire(plain(key)).orElseThrow();
+
+			victims.set(2); // InnoDB's answer to a release caught in a cycle with other sessions' inserts of the row
+			statements.set(0);
+			assertThat(lease.release()).as("released, as a healthy store answers, no error").isTrue();
+			assertThat(victims).as("both rolled-back DELETEs, then the one that ran").hasValue(0);
+			assertThat(statements).hasValue(3);
+			assertThat(inspector.rows(key)).isEmpty();
+
+			Lease next = provider.tryAcquire(plain(key)).orElseThrow();
+			victims.set(5); // a deadlock every time: the release gives up after five and says why, typed
+			assertThatThrownBy(next::release).isInstanceOf(dev.distlock.core.LockStoreException.class)
+				.hasMessageContaining("40001");
+			assertThat(inspector.held(key)).as("held until its lease ends, as after any failed release")
+				.containsExactly(key);
+			provider.forceRelease(key);
 			provider.close();
 		}
 	}
@@ -246,6 +278,42 @@ class JdbcReleaseDeletesTest {
 						throw new SQLException("the reply was lost", "08006");
 					}
 					return result;
+				});
+	}
+
+	/**
+	 * The pool, where each DELETE fails without running, as a deadlock victim the server rolled back (MariaDB's
+	 * error 1213, SQLState 40001), while {@code victims} is above zero; every statement prepared is counted.
+	 */
+	private static DataSource deadlockingDeletes(HikariDataSource pool, AtomicInteger victims,
+			AtomicInteger statements) {
+		return (DataSource) Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					Object result = invoke(pool, method, args);
+					if (!(result instanceof Connection connection)) {
+						return result;
+					}
+					return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
+							new Class<?>[] { Connection.class }, (p, m, a) -> {
+								Object made = invoke(connection, m, a);
+								if (!m.getName().equals("prepareStatement")) {
+									return made;
+								}
+								statements.incrementAndGet();
+								if (!((String) a[0]).startsWith("DELETE")) {
+									return made;
+								}
+								PreparedStatement statement = (PreparedStatement) made;
+								return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
+										new Class<?>[] { PreparedStatement.class }, (sp, sm, sa) -> {
+											if (sm.getName().startsWith("execute")
+													&& victims.getAndUpdate(v -> Math.max(0, v - 1)) > 0) {
+												throw new java.sql.SQLTransactionRollbackException(
+														"Deadlock found when trying to get lock", "40001", 1213);
+											}
+											return invoke(statement, sm, sa);
+										});
+							});
 				});
 	}
 
