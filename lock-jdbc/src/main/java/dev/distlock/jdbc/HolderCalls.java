@@ -79,6 +79,7 @@ final class HolderCalls {
 		String mark = byHolder ? token : null;
 		@Nullable String[] named = new String[1];
 		boolean released = run(key, "release", boundMillis, shared, session -> {
+			named[0] = null; // a run again after a rolled-back one starts afresh
 			boolean postgres = session.dialect() == JdbcDialect.POSTGRESQL;
 			int rows;
 			if (!shared) {
@@ -124,6 +125,7 @@ final class HolderCalls {
 	boolean releaseDeleting(String key, String token, long fencingToken, long leaseEndNanos, long boundMillis) {
 		@Nullable String[] named = new String[1];
 		boolean released = run(key, "release", boundMillis, false, session -> {
+			named[0] = null; // a run again after a rolled-back one starts afresh
 			int rows;
 			if (session.dialect() == JdbcDialect.POSTGRESQL) {
 				List<@Nullable String> notified = session.query(sql.deleteExclusiveNotifying, HolderCalls::namedWaiter,
@@ -185,16 +187,29 @@ final class HolderCalls {
 		}
 	}
 
-	/** {@link LockDatabase#run}, run again while the server breaks a deadlock by rolling it back. */
+	/**
+	 * {@link LockDatabase#run}, run again while the server breaks a deadlock by rolling it back, within the one bound:
+	 * a retry is bounded by what is left of it, never less than {@link TimeLimits#FLOOR} (a healthy round trip), and
+	 * none starts once it has passed, so the call ends within {@code boundMillis} and one floor.
+	 */
 	private <T> T run(String key, String operation, long boundMillis, boolean transaction, LockDatabase.Work<T> work) {
+		long deadline = System.nanoTime() + boundMillis * 1_000_000L;
+		long bound = boundMillis;
+		LockStoreException first = null;
 		for (int attempt = 1;; attempt++) {
 			try {
-				return database.run(key, operation, boundMillis, transaction, work);
+				return database.run(key, operation, bound, transaction, work);
 			}
 			catch (LockStoreException ex) {
-				if (attempt == DEADLOCK_ATTEMPTS || !LockDatabase.isDeadlock(ex.getCause())) {
+				long left = deadline - System.nanoTime();
+				if (first != null) {
+					ex.addSuppressed(first);
+				}
+				if (attempt == DEADLOCK_ATTEMPTS || left <= 0 || !LockDatabase.isDeadlock(ex.getCause())) {
 					throw ex;
 				}
+				first = first != null ? first : ex;
+				bound = Math.max(TimeLimits.FLOOR.toMillis(), left / 1_000_000L);
 			}
 		}
 	}

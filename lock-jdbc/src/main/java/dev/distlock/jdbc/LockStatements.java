@@ -236,8 +236,9 @@ final class LockStatements {
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
-					+ "waiter = CASE WHEN " + mineNow + " OR (t.waiter <> EXCLUDED.token AND substr(t.waiter, "
-					+ (PostgresListener.TAG_LENGTH + 2) + ") <> EXCLUDED.token) THEN t.waiter ELSE NULL END, "
+					+ "waiter = CASE WHEN " + mineNow + " OR (t.waiter <> EXCLUDED.token AND (substr(t.waiter, "
+					+ (PostgresListener.TAG_LENGTH + 1) + ", 1) <> '.' OR substr(t.waiter, "
+					+ (PostgresListener.TAG_LENGTH + 2) + ") <> EXCLUDED.token)) THEN t.waiter ELSE NULL END, "
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
