@@ -23,10 +23,10 @@ import dev.distlock.core.spi.LockRequest;
  * On PostgreSQL a marked writer's later attempts are one statement each, the attempt and the mark together
  * ({@link JdbcAcquirer#tryAcquireOrMark}), and the mark is rewritten only when half its validity has run out; the
  * first attempt stays the plain one, so an uncontended acquire is one statement. A release that finds a live writer mark names that
- * writer in its NOTIFY and wakes only it ({@link Wakeups}). A marked writer whose wait ends without being named (at
- * its timer, or woken with every waiter) first reads the row without locking it, and waits again while a lease runs
- * and a writer mark lives ({@link #heldStill}): only the named writer queues for the row lock behind the holder's
- * statements. On PostgreSQL a waiting reader leaves a mark too, one that
+ * writer in its NOTIFY and wakes only it ({@link Wakeups}). A marked writer whose wait ends, named or not, first reads
+ * the row without locking it, and waits again while a lease runs and a writer mark lives ({@link #heldStill}): a
+ * named writer whose releasing holder took the key again at once does not queue for the row lock behind that
+ * holder's statements. On PostgreSQL a waiting reader leaves a mark too, one that
  * gives no priority: both keep the row's {@code waiter_until} live while they wait, which is what makes a release send
  * its NOTIFY (a release nobody waits for sends none). No connection is held while it waits.
  */
@@ -83,12 +83,6 @@ final class JdbcAcquisition implements Acquisition {
 	 */
 	private long markedUntilNanos;
 
-	/**
-	 * Whether the last wait ended without a release naming this waiter: at its timer, or woken with every waiter of the
-	 * key (a release that found no writer's mark) or of this provider (the LISTEN connection opened again).
-	 */
-	private boolean unnamed;
-
 	JdbcAcquisition(JdbcAcquirer acquirer, LockDatabase database, LockStatements sql, Wakeups wakeups,
 			LockRequest request) {
 		this.acquirer = acquirer;
@@ -128,10 +122,8 @@ final class JdbcAcquisition implements Acquisition {
 	public Optional<Granted> tryOnce() {
 		long sent = System.nanoTime();
 		long validityMs = markValidityMillis();
-		boolean quiet = unnamed;
-		unnamed = false;
 		if (marked && sql.acquireExclusiveOrMark != null) {
-			if (quiet && sent + validityMs * 500_000L < markedUntilNanos && heldStill()) {
+			if (sent + validityMs * 500_000L < markedUntilNanos && heldStill()) {
 				return Optional.empty();
 			}
 			// A marked writer's later attempts mark with the attempt, in one statement.
@@ -205,13 +197,11 @@ final class JdbcAcquisition implements Acquisition {
 			Duration untilNotifiesEnd = Duration.ofNanos(Math.max(0, notifiedUntilNanos - System.nanoTime()));
 			wait = untilNotifiesEnd.compareTo(wait) < 0 ? untilNotifiesEnd : wait;
 		}
-		boolean woken = waiter.await(wait);
-		unnamed = !waiter.namedSinceLastWait();
-		return woken;
+		return waiter.await(wait);
 	}
 
 	/**
-	 * On PostgreSQL, for a marked writer whose wait ended without a release naming it (at its timer, or woken with
+	 * On PostgreSQL, for a marked writer whose wait ended (a release named it, its timer ran out, or it was woken with
 	 * every waiter of the key) while its mark has more than half its validity left (so its attempt would leave the mark
 	 * in place): whether a plain read of the key's row, which neither locks nor writes it, finds a lease still running
 	 * (an exclusive holder's or a reader's) and a live waiting writer's mark (this one's or another's). Then the attempt

@@ -19,8 +19,7 @@ import org.jspecify.annotations.Nullable;
  * other JVMs wake waiters too. A release that finds a live waiting writer's mark on the key's row names that writer:
  * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of the
  * notifications for their mark), and each refused writer marks again (unless its own mark is still in place), so the
- * last to mark is named next; a release that finds no such mark wakes every waiter of the key. A waiter knows whether
- * its last wake-up named it ({@link Waiter#namedSinceLastWait()}): one not named reads the key's row before it attempts.
+ * last to mark is named next; a release that finds no such mark wakes every waiter of the key.
  * On PostgreSQL a writer's mark is its {@link Waiter#mark()}: the owner token behind the LISTEN connection's tag, so
  * a release naming it notifies that connection's own channel and no other JVM's ({@link PostgresListener}).
  * MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the
@@ -51,6 +50,7 @@ final class Wakeups implements AutoCloseable {
 		this.listenOn = listenOn;
 		this.channel = channel;
 	}
+
 	/** One waiter on one key; {@link #close()} removes it. */
 	final class Waiter implements AutoCloseable {
 
@@ -59,9 +59,6 @@ final class Wakeups implements AutoCloseable {
 		private final String mark;
 
 		private final Semaphore signal = new Semaphore(0);
-
-		/** Whether a release named this waiter since {@link #namedSinceLastWait()} last asked. */
-		private volatile boolean named;
 
 		private Waiter(String key, String mark) {
 			this.key = key;
@@ -88,20 +85,7 @@ final class Wakeups implements AutoCloseable {
 			return signal.drainPermits() > 0 || woken;
 		}
 
-		/**
-		 * Whether a wake-up since the last call named this waiter (a release that found its mark), rather than every
-		 * waiter of the key or every waiter here; clears it.
-		 */
-		boolean namedSinceLastWait() {
-			boolean was = named;
-			named = false;
-			return was;
-		}
-
-		private void wake(boolean byName) {
-			if (byName) {
-				named = true;
-			}
+		private void wake() {
 			signal.release();
 		}
 
@@ -141,14 +125,14 @@ final class Wakeups implements AutoCloseable {
 		}
 		for (Waiter waiter : set) {
 			if (mark == null || mark.equals(waiter.mark)) {
-				waiter.wake(mark != null);
+				waiter.wake();
 			}
 		}
 	}
 
 	/** Wakes every waiter (the LISTEN connection opened or broke: a release may have gone unseen). */
 	void wakeAll() {
-		waiters.values().forEach(set -> set.forEach(waiter -> waiter.wake(false)));
+		waiters.values().forEach(set -> set.forEach(Waiter::wake));
 	}
 
 	/** How many waiters of the key are registered (tests). */

@@ -180,7 +180,11 @@ class PostgresListenerTest {
 				assertThat(named.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
 				sent.clear();
 				Acquisition.Granted granted = named.tryOnce().orElseThrow();
-				assertThat(sent).as("the named writer's attempt").hasSize(1).allMatch(sql -> sql.startsWith("WITH"));
+				// Named, it reads the row first (a holder that took the key again at once would refuse it without
+				// its attempt queueing for the row lock), finds the key free, and attempts.
+				assertThat(sent).as("the named writer's read, then its attempt").hasSize(2);
+				assertThat(sent.get(0)).startsWith("SELECT");
+				assertThat(sent.get(1)).startsWith("WITH");
 
 				// Its grant withdrew its own mark. The others, woken with every waiter here (as when the LISTEN
 				// connection opens again; a release naming nobody wakes the same way), read the row first: the first
@@ -218,6 +222,57 @@ class PostgresListenerTest {
 			}
 			finally {
 				waiting.forEach(Acquisition::close);
+			}
+			waiters.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	@Test
+	void aNamedWriterWhoseHolderTookTheKeyAgainIsRefusedByAReadWithoutQueueingForTheRowLock() throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			List<String> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+			JdbcLockProvider waiters = new JdbcLockProvider(recording(pool, sent), JdbcDialect.POSTGRESQL,
+					JdbcLockSettings.defaults());
+			LockRequest first = exclusive(key, Duration.ofMinutes(5));
+			Lease held = holder.tryAcquire(first).orElseThrow();
+			try (Acquisition waiting = waiters.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty();
+				awaitListeners(admin, application, 1);
+				Thread.sleep(1_000); // the opening of the LISTEN connection wakes the waiter once: consumed here
+				waiting.awaitSignal(Duration.ofSeconds(10)); // a longer wait: the next mark lives 30 s, not 1 s
+				assertThat(waiting.tryOnce()).isEmpty(); // its mark, live 30 s
+
+				// The holder releases (naming the writer) and takes the key again before the writer wakes.
+				assertThat(held.release()).isTrue();
+				Lease again = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+				assertThat(waiting.awaitSignal(PATIENCE)).as("the named writer, woken").isTrue();
+				try (Connection locking = admin.getConnection()) {
+					// Another transaction holds the key row's lock, as the holder's next release would.
+					locking.setAutoCommit(false);
+					try (var statement = locking.prepareStatement("SELECT 1 FROM " + JdbcLockSettings.DEFAULT_TABLE
+							+ " WHERE lock_key = ? AND holder = '' FOR UPDATE")) {
+						statement.setString(1, key);
+						statement.executeQuery().close();
+					}
+					sent.clear();
+					assertThat(waiting.tryOnce()).as("refused: held again, and its mark still lives").isEmpty();
+					assertThat(sent).as("one read, no attempt queueing behind the row lock").hasSize(1)
+						.allMatch(sql -> sql.startsWith("SELECT"));
+					locking.rollback();
+				}
+
+				// The holder's next release names it again, and now the key is free.
+				assertThat(again.release()).isTrue();
+				assertThat(waiting.awaitSignal(PATIENCE)).as("named again").isTrue();
+				assertThat(waiting.tryOnce()).hasValueSatisfying(
+						granted -> assertThat(granted.lease().release()).isTrue());
 			}
 			waiters.close();
 		}

@@ -43,27 +43,6 @@ class WakeupsTest {
 	}
 
 	@Test
-	void aWaiterKnowsWhetherAWakeUpNamedItOnlyWhenOneDid() throws Exception {
-		try (Wakeups wakeups = new Wakeups(null, "locks");
-				Wakeups.Waiter waiter = wakeups.register("key", "mine")) {
-			assertThat(waiter.namedSinceLastWait()).isFalse();
-
-			wakeups.wake("key", "mine");
-			assertThat(waiter.await(Duration.ZERO)).isTrue();
-			assertThat(waiter.namedSinceLastWait()).isTrue();
-			assertThat(waiter.namedSinceLastWait()).as("asked once per wake-up").isFalse();
-
-			wakeups.wake("key", null);
-			assertThat(waiter.await(Duration.ZERO)).isTrue();
-			assertThat(waiter.namedSinceLastWait()).as("woken with every waiter of the key").isFalse();
-
-			wakeups.wakeAll();
-			assertThat(waiter.await(Duration.ZERO)).isTrue();
-			assertThat(waiter.namedSinceLastWait()).as("woken with every waiter here").isFalse();
-		}
-	}
-
-	@Test
 	void aPayloadNamesAWaiterOnlyWhenItHoldsTheSeparator() {
 		PostgresNotifications.Notification key = PostgresNotifications.Notification.of("locks", "orders:42 \u00FC");
 		assertThat(key.key()).isEqualTo("orders:42 \u00FC");
