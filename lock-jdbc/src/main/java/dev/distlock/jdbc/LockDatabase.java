@@ -23,10 +23,8 @@ import dev.distlock.core.LockStoreException;
  * transaction, and gives the connection back at once. Every statement is bounded on the server: on PostgreSQL the
  * {@link StatementWatchdog} cancels it once its bound passes, as pgjdbc's query timeout would but without a timer task
  * per statement (the query timeout when the watchdog has no free slot); on MariaDB it carries the driver's query
- * timeout, which Connector/J sends as the statement's {@code max_statement_time}. On MariaDB Connector/J the
- * statements are prepared on the server ({@link ServerPrepared}) whatever the URL says, and sent as the driver's
- * binary protocol; a wrapper that does not unwrap to the driver's connection gets the usual client-side ones. SQL
- * errors become {@link LockStoreException}s naming the key and the operation.
+ * timeout, which Connector/J sends as the statement's {@code max_statement_time}. SQL errors become
+ * {@link LockStoreException}s naming the key and the operation.
  */
 final class LockDatabase {
 
@@ -265,7 +263,7 @@ final class LockDatabase {
 
 		/** Runs an INSERT, UPDATE or DELETE and returns the rows it matched. */
 		int update(String sql, Object... args) throws SQLException {
-			return run(sql, false, args, statement -> {
+			try (PreparedStatement statement = prepare(sql, false, args)) {
 				int slot = watch(statement);
 				try {
 					return statement.executeUpdate();
@@ -273,35 +271,6 @@ final class LockDatabase {
 				finally {
 					StatementWatchdog.SHARED.release(slot);
 				}
-			});
-		}
-
-		/** What a call does with its prepared statement. */
-		@FunctionalInterface
-		private interface Call<T> {
-
-			T run(PreparedStatement statement) throws SQLException;
-
-		}
-
-		/**
-		 * Prepares the statement (on the server, where {@link ServerPrepared} can), binds the arguments and runs the
-		 * call. A server that refuses the server-side prepare because it holds as many prepared statements as it allows
-		 * (MariaDB's {@code max_prepared_stmt_count}, error 1461) ran nothing of it: the call is run again at once with
-		 * a client-side statement, and so are the JVM's later ones for a while ({@link ServerPrepared#refused}).
-		 */
-		private <T> T run(String sql, boolean keys, Object[] args, Call<T> call) throws SQLException {
-			boolean server = dialect == JdbcDialect.MARIADB && ServerPrepared.usable(connection);
-			try (PreparedStatement statement = prepare(sql, keys, server, args)) {
-				return call.run(statement);
-			}
-			catch (SQLException ex) {
-				if (!server || !ServerPrepared.refused(ex)) {
-					throw ex;
-				}
-			}
-			try (PreparedStatement statement = prepare(sql, keys, false, args)) {
-				return call.run(statement);
 			}
 		}
 
@@ -313,13 +282,11 @@ final class LockDatabase {
 		@Nullable
 		Long returning(String sql, Object... args) throws SQLException {
 			if (dialect.returning()) {
-				return run(sql, false, args, statement -> {
-					try (ResultSet rs = execute(statement)) {
-						return rs.next() ? rs.getLong(1) : null;
-					}
-				});
+				try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
+					return rs.next() ? rs.getLong(1) : null;
+				}
 			}
-			return run(sql, true, args, statement -> {
+			try (PreparedStatement statement = prepare(sql, true, args)) {
 				if (statement.executeUpdate() == 0) {
 					return null;
 				}
@@ -329,7 +296,7 @@ final class LockDatabase {
 					}
 					return keys.getLong(1);
 				}
-			});
+			}
 		}
 
 		/**
@@ -337,24 +304,20 @@ final class LockDatabase {
 		 * returns them, or null when it wrote nothing.
 		 */
 		long @Nullable [] returningTwo(String sql, Object... args) throws SQLException {
-			return run(sql, false, args, statement -> {
-				try (ResultSet rs = execute(statement)) {
-					return rs.next() ? new long[] { rs.getLong(1), rs.getLong(2) } : null;
-				}
-			});
+			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
+				return rs.next() ? new long[] { rs.getLong(1), rs.getLong(2) } : null;
+			}
 		}
 
 		/** One value per row. */
 		<T> List<T> query(String sql, RowReader<T> reader, Object... args) throws SQLException {
-			return run(sql, false, args, statement -> {
-				try (ResultSet rs = execute(statement)) {
-					List<T> rows = new ArrayList<>();
-					while (rs.next()) {
-						rows.add(reader.read(rs));
-					}
-					return rows;
+			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
+				List<T> rows = new ArrayList<>();
+				while (rs.next()) {
+					rows.add(reader.read(rs));
 				}
-			});
+				return rows;
+			}
 		}
 
 		/** Executes a query while the watchdog watches it (the rows are read in by then: no fetch size is set). */
@@ -383,11 +346,9 @@ final class LockDatabase {
 			return slot;
 		}
 
-		private PreparedStatement prepare(String sql, boolean keys, boolean server, Object[] args)
-				throws SQLException {
-			PreparedStatement statement = server ? ServerPrepared.prepare(connection, sql, keys)
-					: keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
-							: connection.prepareStatement(sql);
+		private PreparedStatement prepare(String sql, boolean keys, Object... args) throws SQLException {
+			PreparedStatement statement = keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
+					: connection.prepareStatement(sql);
 			try {
 				if (!watched()) {
 					statement.setQueryTimeout(timeoutSeconds());
@@ -426,83 +387,6 @@ final class LockDatabase {
 
 		JdbcDialect dialect() {
 			return dialect;
-		}
-
-	}
-
-	/**
-	 * Server-side prepared statements on MariaDB Connector/J, asked for per statement: the server parses and plans each
-	 * statement once per connection (the driver keeps it in the connection's cache) instead of on every call, which
-	 * cut the server's CPU per uncontended cycle by a third in {@code JdbcStatementCost} (95.5 against 63.8 us, below
-	 * the client-side floor's 92.5). Used only where the connection unwraps to the driver's own
-	 * ({@code org.mariadb.jdbc.Connection}, as HikariCP's does); the statement then bypasses a wrapper's own
-	 * statement proxies (a SQL tracer on the pool sees none of the provider's statements). Not with MySQL
-	 * Connector/J, whose connections do not unwrap to it.
-	 */
-	static final class ServerPrepared {
-
-		/** MariaDB's "Can't create more than max_prepared_stmt_count statements". */
-		static final int PREPARE_LIMIT = 1461;
-
-		/** How long the JVM prepares on the client after the server refused a prepare for its limit. */
-		static final long PAUSE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
-
-		private static final boolean DRIVER = org.springframework.util.ClassUtils
-			.isPresent("org.mariadb.jdbc.Connection", LockDatabase.class.getClassLoader());
-
-		/** When a refused prepare last paused server-side ones ({@link System#nanoTime()}), or 0. */
-		private static volatile long pausedAt;
-
-		private ServerPrepared() {
-		}
-
-		/** Whether the connection's statements can be prepared on the server. */
-		static boolean usable(Connection connection) throws SQLException {
-			long paused = pausedAt;
-			if (paused != 0 && System.nanoTime() - paused < PAUSE_NANOS) {
-				return false;
-			}
-			return DRIVER && Driver.wraps(connection);
-		}
-
-		static PreparedStatement prepare(Connection connection, String sql, boolean keys) throws SQLException {
-			return Driver.prepare(connection, sql, keys);
-		}
-
-		/**
-		 * Whether the error is the server refusing a server-side prepare for its limit; then server-side prepares pause
-		 * for {@link #PAUSE_NANOS} in this JVM, and the caller runs the statement on the client.
-		 */
-		static boolean refused(SQLException ex) {
-			if (ex.getErrorCode() != PREPARE_LIMIT) {
-				return false;
-			}
-			if (pausedAt == 0 || System.nanoTime() - pausedAt >= PAUSE_NANOS) {
-				logger.warn("The MariaDB server holds as many prepared statements as max_prepared_stmt_count allows; "
-						+ "the lock statements are prepared on the client for a minute: " + ex.getMessage());
-			}
-			pausedAt = Math.max(1, System.nanoTime());
-			return true;
-		}
-
-		/** Ends a pause at once (tests). */
-		static void resume() {
-			pausedAt = 0;
-		}
-
-		/** The driver's classes, loaded only when it is on the classpath. */
-		private static final class Driver {
-
-			static boolean wraps(Connection connection) throws SQLException {
-				return connection.isWrapperFor(org.mariadb.jdbc.Connection.class);
-			}
-
-			static PreparedStatement prepare(Connection connection, String sql, boolean keys) throws SQLException {
-				return connection.unwrap(org.mariadb.jdbc.Connection.class)
-					.prepareInternal(sql, keys ? Statement.RETURN_GENERATED_KEYS : Statement.NO_GENERATED_KEYS,
-							ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, true);
-			}
-
 		}
 
 	}

@@ -257,9 +257,6 @@ class JdbcReleaseDeletesTest {
 					}
 					return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
 							new Class<?>[] { Connection.class }, (p, m, a) -> {
-								if (m.getName().equals("isWrapperFor")) {
-									return false; // statements through this proxy, not the driver's connection
-								}
 								Object made = invoke(connection, m, a);
 								if (!m.getName().equals("prepareStatement")) {
 									return made;
@@ -298,9 +295,6 @@ class JdbcReleaseDeletesTest {
 					}
 					return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
 							new Class<?>[] { Connection.class }, (p, m, a) -> {
-								if (m.getName().equals("isWrapperFor")) {
-									return false; // statements through this proxy, not the driver's connection
-								}
 								Object made = invoke(connection, m, a);
 								if (!m.getName().equals("prepareStatement")) {
 									return made;

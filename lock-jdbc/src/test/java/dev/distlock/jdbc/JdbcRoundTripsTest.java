@@ -279,9 +279,6 @@ class JdbcRoundTripsTest {
 			if (result instanceof Connection connection) {
 				return Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
 						new Class<?>[] { Connection.class }, (p, m, a) -> {
-							if (m.getName().equals("isWrapperFor")) {
-								return false; // statements through this proxy, not prepared on the driver's connection
-							}
 							// Only the caller's own: PostgreSQL's LISTEN connection runs on a thread of its own.
 							if ((m.getName().equals("prepareStatement") || m.getName().equals("createStatement"))
 									&& Thread.currentThread() == caller) {
