@@ -249,36 +249,14 @@ class JdbcReleaseDeletesTest {
 	 */
 	private static DataSource losingDeleteReply(HikariDataSource pool, AtomicBoolean lose,
 			AtomicReference<Runnable> beforeLoss, AtomicInteger statements) {
-		return (DataSource) Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
-				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-					Object result = invoke(pool, method, args);
-					if (!(result instanceof Connection connection)) {
-						return result;
-					}
-					return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
-							new Class<?>[] { Connection.class }, (p, m, a) -> {
-								Object made = invoke(connection, m, a);
-								if (!m.getName().equals("prepareStatement")) {
-									return made;
-								}
-								statements.incrementAndGet();
-								boolean delete = ((String) a[0]).startsWith("DELETE");
-								return statement((PreparedStatement) made, delete, lose, beforeLoss.get());
-							});
-				});
-	}
-
-	private static PreparedStatement statement(PreparedStatement statement, boolean delete, AtomicBoolean lose,
-			Runnable beforeLoss) {
-		return (PreparedStatement) Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
-				new Class<?>[] { PreparedStatement.class }, (p, m, a) -> {
-					Object result = invoke(statement, m, a);
-					if (delete && m.getName().startsWith("execute") && lose.compareAndSet(true, false)) {
-						beforeLoss.run();
-						throw new SQLException("the reply was lost", "08006");
-					}
-					return result;
-				});
+		return faultyDeletes(pool, statements, execution -> {
+			Object result = execution.run();
+			if (lose.compareAndSet(true, false)) {
+				beforeLoss.get().run();
+				throw new SQLException("the reply was lost", "08006");
+			}
+			return result;
+		});
 	}
 
 	/**
@@ -287,34 +265,54 @@ class JdbcReleaseDeletesTest {
 	 */
 	private static DataSource deadlockingDeletes(HikariDataSource pool, AtomicInteger victims,
 			AtomicInteger statements) {
-		return (DataSource) Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
-				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-					Object result = invoke(pool, method, args);
-					if (!(result instanceof Connection connection)) {
-						return result;
-					}
-					return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
-							new Class<?>[] { Connection.class }, (p, m, a) -> {
-								Object made = invoke(connection, m, a);
-								if (!m.getName().equals("prepareStatement")) {
-									return made;
-								}
-								statements.incrementAndGet();
-								if (!((String) a[0]).startsWith("DELETE")) {
-									return made;
-								}
-								PreparedStatement statement = (PreparedStatement) made;
-								return Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
-										new Class<?>[] { PreparedStatement.class }, (sp, sm, sa) -> {
-											if (sm.getName().startsWith("execute")
-													&& victims.getAndUpdate(v -> Math.max(0, v - 1)) > 0) {
-												throw new java.sql.SQLTransactionRollbackException(
-														"Deadlock found when trying to get lock", "40001", 1213);
-											}
-											return invoke(statement, sm, sa);
-										});
-							});
-				});
+		return faultyDeletes(pool, statements, execution -> {
+			if (victims.getAndUpdate(v -> Math.max(0, v - 1)) > 0) {
+				throw new java.sql.SQLTransactionRollbackException("Deadlock found when trying to get lock", "40001",
+						1213);
+			}
+			return execution.run();
+		});
+	}
+
+	/** A statement's own execution. */
+	@FunctionalInterface
+	private interface Execution {
+
+		Object run() throws Throwable;
+
+	}
+
+	/** What running a DELETE does around its own execution. */
+	@FunctionalInterface
+	private interface DeleteFault {
+
+		Object execute(Execution execution) throws Throwable;
+
+	}
+
+	/** The pool, where every execution of a DELETE goes through the fault; every statement prepared is counted. */
+	private static DataSource faultyDeletes(HikariDataSource pool, AtomicInteger statements, DeleteFault fault) {
+		ClassLoader loader = JdbcReleaseDeletesTest.class.getClassLoader();
+		return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+			Object result = invoke(pool, method, args);
+			if (!(result instanceof Connection connection)) {
+				return result;
+			}
+			return Proxy.newProxyInstance(loader, new Class<?>[] { Connection.class }, (p, m, a) -> {
+				Object made = invoke(connection, m, a);
+				if (!m.getName().equals("prepareStatement")) {
+					return made;
+				}
+				statements.incrementAndGet();
+				if (!((String) a[0]).startsWith("DELETE")) {
+					return made;
+				}
+				PreparedStatement statement = (PreparedStatement) made;
+				return Proxy.newProxyInstance(loader, new Class<?>[] { PreparedStatement.class },
+						(sp, sm, sa) -> sm.getName().startsWith("execute")
+								? fault.execute(() -> invoke(statement, sm, sa)) : invoke(statement, sm, sa));
+			});
+		});
 	}
 
 	private static Object invoke(Object target, Method method, Object[] args) throws Throwable {

@@ -198,13 +198,7 @@ class PostgresListenerTest {
 				assertThat(sent).hasSize(2);
 				assertThat(sent.get(0)).startsWith("SELECT");
 				assertThat(sent.get(1)).startsWith("WITH");
-				try (Connection locking = admin.getConnection()) {
-					locking.setAutoCommit(false);
-					try (var statement = locking.prepareStatement("SELECT 1 FROM " + JdbcLockSettings.DEFAULT_TABLE
-							+ " WHERE lock_key = ? AND holder = '' FOR UPDATE")) {
-						statement.setString(1, key);
-						statement.executeQuery().close();
-					}
+				try (Connection locking = lockingKeyRow(admin, key)) {
 					for (Acquisition other : waiting.subList(1, 3)) {
 						sent.clear();
 						assertThat(other.awaitSignal(Duration.ofSeconds(10))).isTrue();
@@ -253,14 +247,8 @@ class PostgresListenerTest {
 				assertThat(held.release()).isTrue();
 				Lease again = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
 				assertThat(waiting.awaitSignal(PATIENCE)).as("the named writer, woken").isTrue();
-				try (Connection locking = admin.getConnection()) {
-					// Another transaction holds the key row's lock, as the holder's next release would.
-					locking.setAutoCommit(false);
-					try (var statement = locking.prepareStatement("SELECT 1 FROM " + JdbcLockSettings.DEFAULT_TABLE
-							+ " WHERE lock_key = ? AND holder = '' FOR UPDATE")) {
-						statement.setString(1, key);
-						statement.executeQuery().close();
-					}
+				// Another transaction holds the key row's lock, as the holder's next release would.
+				try (Connection locking = lockingKeyRow(admin, key)) {
 					sent.clear();
 					assertThat(waiting.tryOnce()).as("refused: held again, and its mark still lives").isEmpty();
 					assertThat(sent).as("one read, no attempt queueing behind the row lock").hasSize(1)
@@ -279,6 +267,18 @@ class PostgresListenerTest {
 		finally {
 			holder.close();
 		}
+	}
+
+	/** A connection whose open transaction holds the lock of the key's row; roll it back to let go. */
+	private static Connection lockingKeyRow(DataSource admin, String key) throws Exception {
+		Connection locking = admin.getConnection();
+		locking.setAutoCommit(false);
+		try (var statement = locking.prepareStatement("SELECT 1 FROM " + JdbcLockSettings.DEFAULT_TABLE
+				+ " WHERE lock_key = ? AND holder = '' FOR UPDATE")) {
+			statement.setString(1, key);
+			statement.executeQuery().close();
+		}
+		return locking;
 	}
 
 	/** The DataSource, recording the text of every statement prepared on its connections by the calling thread. */
