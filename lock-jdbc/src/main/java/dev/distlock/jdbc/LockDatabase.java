@@ -212,14 +212,12 @@ final class LockDatabase {
 		return "40001".equals(state) || "40P01".equals(state) || sql.getErrorCode() == 1213;
 	}
 
-	/** Whether the server rolled the statement back to break a deadlock or a serialisation conflict. */
+	/**
+	 * Whether the server rolled the statement back: to break a deadlock or a serialisation conflict
+	 * ({@link #isDeadlock}), or, on MySQL/MariaDB, because a lock wait timed out (1205).
+	 */
 	static boolean isRolledBack(@Nullable Throwable error) {
-		if (!(error instanceof SQLException sql)) {
-			return false;
-		}
-		String state = sql.getSQLState();
-		return "40001".equals(state) || "40P01".equals(state) || sql.getErrorCode() == 1213
-				|| sql.getErrorCode() == 1205;
+		return isDeadlock(error) || error instanceof SQLException sql && sql.getErrorCode() == 1205;
 	}
 
 	/** Nothing was sent: the connection could not be borrowed. */

@@ -236,9 +236,9 @@ final class LockStatements {
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
-					+ "waiter = CASE WHEN " + mineNow + " OR (t.waiter <> EXCLUDED.token AND (substr(t.waiter, "
-					+ (PostgresListener.TAG_LENGTH + 1) + ", 1) <> '.' OR substr(t.waiter, "
-					+ (PostgresListener.TAG_LENGTH + 2) + ") <> EXCLUDED.token)) THEN t.waiter ELSE NULL END, "
+					+ "waiter = CASE WHEN " + mineNow + " OR (t.waiter <> EXCLUDED.token AND (NOT " + tagged("t.waiter")
+					+ " OR substr(t.waiter, " + (PostgresListener.TAG_LENGTH + 2) + ") <> EXCLUDED.token)) "
+					+ "THEN t.waiter ELSE NULL END, "
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
@@ -394,13 +394,17 @@ final class LockStatements {
 		// tuplestore and scan on every release (issue 22).
 		String named = liveWriterMark(dialect);
 		int tag = PostgresListener.TAG_LENGTH;
-		String tagged = "substr(waiter, " + (tag + 1) + ", 1) = '.' AND octet_length(left(waiter, " + tag + ")) = "
-				+ tag;
 		return update + " RETURNING CASE WHEN waiter_until > " + dialect.now() + " - INTERVAL '"
 				+ JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN pg_notify(? || CASE WHEN " + named + " AND "
-				+ tagged + " THEN '_' || left(waiter, " + tag + ") ELSE '' END, CASE WHEN " + named + " THEN waiter || chr("
+				+ tagged("waiter") + " AND octet_length(left(waiter, " + tag + ")) = " + tag + " THEN '_' || left(waiter, "
+				+ tag + ") ELSE '' END, CASE WHEN " + named + " THEN waiter || chr("
 				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
 				+ " THEN waiter END";
+	}
+
+	/** A mark in the column carries a listener's tag ({@link PostgresListener#mark}): the {@code .} after it. */
+	private static String tagged(String column) {
+		return "substr(" + column + ", " + (PostgresListener.TAG_LENGTH + 1) + ", 1) = '.'";
 	}
 
 	/** A key row's waiting writer's mark is live: a writer waits for the key, and releases name it. */

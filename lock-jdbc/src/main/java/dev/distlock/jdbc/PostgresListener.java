@@ -83,6 +83,14 @@ final class PostgresListener {
 		return channel + "_" + tag;
 	}
 
+	/**
+	 * A waiting writer's mark with a listener's tag: {@code tag.token}. The release statements read the tag back as
+	 * the first {@link #TAG_LENGTH} characters when the next one is the {@code .} ({@link LockStatements}).
+	 */
+	static String mark(String tag, String token) {
+		return tag + "." + token;
+	}
+
 	/** Adds the member on the channel to the DataSource's listener, opening it if it is the first. */
 	static PostgresListener join(DataSource dataSource, String channel, Wakeups member) {
 		synchronized (listeners) {
@@ -166,8 +174,8 @@ final class PostgresListener {
 
 	/** The table's channel a notification came on: its own, or this listener's named channel of it. */
 	private String memberChannel(String channel) {
-		int end = channel.length() - TAG_LENGTH - 1;
-		return end > 0 && channel.endsWith(tag) && channel.charAt(end) == '_' ? channel.substring(0, end) : channel;
+		String suffix = namedChannel("", tag);
+		return channel.endsWith(suffix) ? channel.substring(0, channel.length() - suffix.length()) : channel;
 	}
 
 	/**

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * On PostgreSQL a writer's mark is its {@link Waiter#mark()}: the owner token behind the LISTEN connection's tag, so
  * a release naming it notifies that connection's own channel and no other JVM's ({@link PostgresListener}).
  * MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the
- * template's backoff. When the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it is opened again.
+ * template's backoff. When the LISTEN connection breaks, every waiter is woken (a release may have been missed) and it
+ * is opened again.
  */
 final class Wakeups implements AutoCloseable {
 
@@ -104,7 +105,7 @@ final class Wakeups implements AutoCloseable {
 	 * is missed.
 	 */
 	Waiter register(String key, String token) {
-		Waiter waiter = new Waiter(key, startListener(token));
+		Waiter waiter = new Waiter(key, joinAndMark(token));
 		waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
 		return waiter;
 	}
@@ -152,11 +153,11 @@ final class Wakeups implements AutoCloseable {
 	}
 
 	/** Joins the DataSource's LISTEN connection if not yet joined; returns the mark of a waiter with the token. */
-	private synchronized String startListener(String token) {
+	private synchronized String joinAndMark(String token) {
 		if (listenOn != null && listener == null && !closed) {
 			listener = PostgresListener.join(listenOn, channel, this);
 		}
-		return listener != null && token.length() <= MAX_TAGGED_TOKEN ? listener.tag() + "." + token : token;
+		return listener != null && token.length() <= MAX_TAGGED_TOKEN ? PostgresListener.mark(listener.tag(), token) : token;
 	}
 
 	@Override

@@ -203,7 +203,7 @@ class JdbcReleaseDeletesTest {
 				.satisfies(row -> assertThat(row.get("waiter")).as("the writer's mark: its token, behind its LISTEN "
 						+ "connection's tag on PostgreSQL")
 					.isEqualTo(db.dialect() == JdbcDialect.POSTGRESQL
-							? provider.wakeups().tag() + "." + writer.token() : writer.token()))
+							? PostgresListener.mark(provider.wakeups().tag(), writer.token()) : writer.token()))
 				.satisfies(row -> assertThat(row.get("released")).isEqualTo(holding.token()));
 			assertThat(waiting.awaitSignal(Duration.ofMinutes(1))).as("woken by the release").isTrue();
 			Lease granted = waiting.tryOnce().orElseThrow().lease();

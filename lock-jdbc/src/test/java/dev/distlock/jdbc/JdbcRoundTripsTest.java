@@ -251,7 +251,7 @@ class JdbcRoundTripsTest {
 				assertThat(statements).hasValue(1);
 				String written = jdbc.queryForObject(mark, String.class, key);
 				// The writer's token behind its LISTEN connection's tag, which a release naming it notifies alone.
-				assertThat(written).startsWith(provider.wakeups().tag() + "." + writer.token() + " ");
+				assertThat(written).startsWith(PostgresListener.mark(provider.wakeups().tag(), writer.token()) + " ");
 
 				statements.set(0);
 				assertThat(waiting.tryOnce()).isEmpty(); // the mark has most of its time left: kept in place

@@ -124,7 +124,7 @@ class PostgresListenerTest {
 				assertThat(last.tryOnce()).isEmpty(); // its mark replaces the first's: it is the one named
 
 				assertThat(held.release()).isTrue();
-				String mark = waiters.wakeups().tag() + "." + lastRequest.token();
+				String mark = PostgresListener.mark(waiters.wakeups().tag(), lastRequest.token());
 				assertThat(payloads(named, key, PATIENCE)).as("the release names the last waiting writer")
 					.containsExactly(mark + PostgresNotifications.NAMED + key);
 				assertThat(payloads(listening, key, Duration.ofSeconds(1)))
@@ -362,7 +362,7 @@ class PostgresListenerTest {
 					assertThat(waiting.tryOnce()).isEmpty();
 					assertThat(held.release()).isTrue();
 					List<String> payloads = payloads(listening, key, PATIENCE);
-					String mark = waiters.wakeups().tag() + "." + request.token();
+					String mark = PostgresListener.mark(waiters.wakeups().tag(), request.token());
 					assertThat(payloads).containsExactly(mark + PostgresNotifications.NAMED + key);
 					PostgresNotifications.Notification read = PostgresNotifications.Notification.of("t", payloads.get(0));
 					assertThat(read.key()).isEqualTo(key);
