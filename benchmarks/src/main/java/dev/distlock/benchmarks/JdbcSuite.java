@@ -3,6 +3,7 @@ package dev.distlock.benchmarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -49,10 +50,18 @@ final class JdbcSuite {
 
 	}
 
+	/** The databases the suite runs on ({@code -Dbench.jdbcDatabases}, both by default). */
+	static final List<String> DATABASES = List.of(System.getProperty("bench.jdbcDatabases", "postgresql,mariadb")
+		.toLowerCase(Locale.ROOT).split(","));
+
 	static List<Results> run(Settings settings) {
 		List<Results> results = new ArrayList<>();
-		results.add(run("PostgreSQL", BenchmarkDatabase::postgres, settings));
-		results.add(run("MariaDB", BenchmarkDatabase::mariadb, settings));
+		if (DATABASES.contains("postgresql")) {
+			results.add(run("PostgreSQL", BenchmarkDatabase::postgres, settings));
+		}
+		if (DATABASES.contains("mariadb")) {
+			results.add(run("MariaDB", BenchmarkDatabase::mariadb, settings));
+		}
 		return results;
 	}
 

@@ -20,11 +20,11 @@ import dev.distlock.core.LockStoreException;
  * Runs the provider's statements on a connection of its own, never the caller's: each unit of work borrows a
  * connection straight from the {@link DataSource} (not through Spring's transaction synchronisation, which would bind
  * it to a surrounding {@code @Transactional} until that ends), runs in autocommit or in one short READ COMMITTED
- * transaction, and gives the connection back at once. Every statement is bounded on the server: on PostgreSQL the
- * {@link StatementWatchdog} cancels it once its bound passes, as pgjdbc's query timeout would but without a timer task
- * per statement (the query timeout when the watchdog has no free slot); on MariaDB it carries the driver's query
- * timeout, which Connector/J sends as the statement's {@code max_statement_time}. SQL errors become
- * {@link LockStoreException}s naming the key and the operation.
+ * transaction, and gives the connection back at once. Every statement is bounded on the server: the
+ * {@link StatementWatchdog} cancels it there once its bound passes, as the driver's query timeout would but without
+ * its cost per statement (a timer task on pgjdbc, a {@code SET STATEMENT max_statement_time} prefix the server parses
+ * and applies on Connector/J); the driver's query timeout bounds it when the watchdog has no free slot. SQL errors
+ * become {@link LockStoreException}s naming the key and the operation.
  */
 final class LockDatabase {
 
@@ -232,8 +232,8 @@ final class LockDatabase {
 	}
 
 	/**
-	 * One connection's statements, each bounded: watched by the {@link StatementWatchdog} while it runs on PostgreSQL,
-	 * by the driver's query timeout on MariaDB.
+	 * One connection's statements, each bounded: watched by the {@link StatementWatchdog} while it runs, or carrying the
+	 * driver's query timeout when the watchdog has no free slot.
 	 */
 	static final class Session {
 
@@ -249,11 +249,6 @@ final class LockDatabase {
 			this.boundMillis = boundMillis;
 		}
 
-		/** Whether the watchdog bounds the statements (PostgreSQL) rather than the driver's query timeout. */
-		private boolean watched() {
-			return dialect == JdbcDialect.POSTGRESQL;
-		}
-
 		/** The bound as a JDBC query timeout: whole seconds, rounded up. */
 		private int timeoutSeconds() {
 			return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (boundMillis + 999) / 1000));
@@ -262,13 +257,18 @@ final class LockDatabase {
 		/** Runs an INSERT, UPDATE or DELETE and returns the rows it matched. */
 		int update(String sql, Object... args) throws SQLException {
 			try (PreparedStatement statement = prepare(sql, false, args)) {
-				int slot = watch(statement);
-				try {
-					return statement.executeUpdate();
-				}
-				finally {
-					StatementWatchdog.SHARED.release(slot);
-				}
+				return executeUpdate(statement);
+			}
+		}
+
+		/** Executes an INSERT, UPDATE or DELETE while the watchdog watches it. */
+		private int executeUpdate(PreparedStatement statement) throws SQLException {
+			int slot = watch(statement);
+			try {
+				return statement.executeUpdate();
+			}
+			finally {
+				StatementWatchdog.SHARED.release(slot);
 			}
 		}
 
@@ -285,7 +285,7 @@ final class LockDatabase {
 				}
 			}
 			try (PreparedStatement statement = prepare(sql, true, args)) {
-				if (statement.executeUpdate() == 0) {
+				if (executeUpdate(statement) == 0) {
 					return null;
 				}
 				try (ResultSet keys = statement.getGeneratedKeys()) {
@@ -330,13 +330,10 @@ final class LockDatabase {
 		}
 
 		/**
-		 * Puts a PostgreSQL statement under the watchdog, or under the driver's query timeout when no slot is free.
-		 * @return the slot to release, {@code -1} when the driver's timeout bounds it (always so on MariaDB)
+		 * Puts a statement under the watchdog, or under the driver's query timeout when no slot is free.
+		 * @return the slot to release, {@code -1} when the driver's timeout bounds it
 		 */
 		private int watch(PreparedStatement statement) throws SQLException {
-			if (!watched()) {
-				return -1;
-			}
 			int slot = StatementWatchdog.SHARED.watch(statement, boundMillis);
 			if (slot < 0) {
 				statement.setQueryTimeout(timeoutSeconds());
@@ -348,9 +345,6 @@ final class LockDatabase {
 			PreparedStatement statement = keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
 					: connection.prepareStatement(sql);
 			try {
-				if (!watched()) {
-					statement.setQueryTimeout(timeoutSeconds());
-				}
 				for (int i = 0; i < args.length; i++) {
 					bind(statement, i + 1, args[i]);
 				}

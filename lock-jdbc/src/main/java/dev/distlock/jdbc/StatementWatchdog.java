@@ -12,14 +12,18 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Cancels statements that outlive their bound, as pgjdbc's query timeout does, without its cost per statement: pgjdbc
- * schedules a task per statement on the JVM-wide {@code PostgreSQL-JDBC-SharedTimer}, then cancels and purges it,
- * which wakes the timer thread and takes its lock on every statement. Here a statement in flight takes one slot of a
- * fixed array (its deadline, then the statement; no allocation and no lock), and one daemon thread scans the slots
- * every {@link #TICK_NANOS} while any is taken and calls {@link Statement#cancel()} on each overdue statement, which
- * is what pgjdbc's timer calls: the server cancels it and the caller gets the driver's error. The thread parks when no
- * slot is taken (a caller that finds it parked wakes it) and ends after a minute without work. A caller that finds no
- * free slot gets {@code -1} and uses the driver's query timeout instead.
+ * Cancels statements that outlive their bound, as the drivers' query timeouts do, without their cost per statement:
+ * pgjdbc schedules a task per statement on the JVM-wide {@code PostgreSQL-JDBC-SharedTimer}, then cancels and purges
+ * it, which wakes the timer thread and takes its lock on every statement; MariaDB Connector/J sends each statement as
+ * {@code SET STATEMENT max_statement_time=N FOR ...}, which cost the server a third of an uncontended lock cycle. Here
+ * a statement in flight takes one slot of a fixed array (its deadline, then the statement; no allocation and no lock),
+ * and one daemon thread scans the slots every {@link #TICK_NANOS} while any is taken and calls
+ * {@link Statement#cancel()} on each overdue statement, which is what the drivers' own timeouts call: pgjdbc sends a
+ * cancel request, Connector/J a {@code KILL QUERY} for the connection, on a connection of their own; the server stops
+ * the statement and the caller gets the driver's error. The owner gives a slot back only once a cancel of its
+ * statement has returned ({@link #release}), so a cancel never reaches the connection's next statement, nor the pool's
+ * next borrower of it. The thread parks when no slot is taken (a caller that finds it parked wakes it) and ends after
+ * a minute without work. A caller that finds no free slot gets {@code -1} and uses the driver's query timeout instead.
  */
 final class StatementWatchdog {
 
@@ -39,10 +43,26 @@ final class StatementWatchdog {
 	/** The deadline of a slot whose statement is being cancelled. */
 	private static final long CANCELLING = Long.MIN_VALUE;
 
+	/** The deadline of a slot whose statement's cancel has returned: its owner gives the slot back. */
+	private static final long CANCELLED = Long.MIN_VALUE + 1;
+
+	/** The deadline of a slot whose owner stopped waiting for the cancel: the canceller gives the slot back. */
+	private static final long ABANDONED = Long.MIN_VALUE + 2;
+
 	/**
-	 * Each slot's deadline ({@link System#nanoTime()}), {@link #FREE} or {@link #CANCELLING}. A slot is taken by a
-	 * compare-and-set from {@code FREE} and given back by its owner only, statement first, so the watchdog that moved
-	 * a deadline to {@code CANCELLING} reads that owner's statement or none.
+	 * How long an owner waits for the cancel of its statement to return before it goes on without: as long as pgjdbc
+	 * gives a cancel request by default ({@code cancelSignalTimeout}); a cancel takes that long only when the server
+	 * does not answer a new connection, which then has not stopped the statement either.
+	 */
+	static final long CANCEL_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	private final long cancelWaitNanos;
+
+	/**
+	 * Each slot's deadline ({@link System#nanoTime()}), {@link #FREE}, or the state of its cancel. A slot is taken by a
+	 * compare-and-set from {@code FREE} and given back by its owner, statement first (or by the canceller, when the
+	 * owner stopped waiting for its cancel), so the watchdog that moved a deadline to {@code CANCELLING} reads that
+	 * owner's statement or none.
 	 */
 	private final AtomicLongArray deadlines;
 
@@ -60,12 +80,18 @@ final class StatementWatchdog {
 
 	/** @param slots a power of two: the statements watched at once, beyond which the driver's timeout is used */
 	StatementWatchdog(int slots) {
+		this(slots, CANCEL_WAIT_NANOS);
+	}
+
+	/** As {@link #StatementWatchdog(int)}, an owner waiting at most {@code cancelWaitNanos} for a cancel (tests). */
+	StatementWatchdog(int slots, long cancelWaitNanos) {
 		if (Integer.bitCount(slots) != 1) {
 			throw new IllegalArgumentException("slots must be a power of two, was " + slots);
 		}
 		this.deadlines = new AtomicLongArray(slots);
 		this.statements = new AtomicReferenceArray<>(slots);
 		this.mask = slots - 1;
+		this.cancelWaitNanos = cancelWaitNanos;
 	}
 
 	/**
@@ -74,7 +100,7 @@ final class StatementWatchdog {
 	 */
 	int watch(Statement statement, long boundMillis) {
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
-		if (deadline == FREE || deadline == CANCELLING) {
+		while (!isDeadline(deadline)) {
 			deadline++;
 		}
 		int start = (int) Thread.currentThread().getId();
@@ -91,11 +117,49 @@ final class StatementWatchdog {
 		return -1;
 	}
 
-	/** Gives back a slot {@link #watch} returned; does nothing for {@code -1}. */
+	/**
+	 * Gives back a slot {@link #watch} returned, once its statement has ended; does nothing for {@code -1}. While the
+	 * watchdog's cancel of the statement is in flight it waits for it (at most {@link #CANCEL_WAIT_NANOS}): a cancel
+	 * names the connection, not the statement, and must not land on whatever the connection runs next. After that wait
+	 * the slot is left to the canceller, which gives it back when its cancel returns.
+	 */
 	void release(int slot) {
-		if (slot >= 0) {
-			statements.set(slot, null);
-			deadlines.set(slot, FREE);
+		if (slot < 0) {
+			return;
+		}
+		// The statement first: a scan that reads none starts no cancel, and one that read it and wins the
+		// compare-and-set below makes this owner wait for its cancel.
+		statements.set(slot, null);
+		while (true) {
+			long deadline = deadlines.get(slot);
+			if (deadline == ABANDONED || deadline == CANCELLING && !awaitCancel(slot)) {
+				return;
+			}
+			if (deadline != CANCELLING && deadlines.compareAndSet(slot, deadline, FREE)) {
+				return;
+			}
+		}
+	}
+
+	/** Waits while the slot's cancel is in flight; false when it stopped waiting and left the slot to the canceller. */
+	private boolean awaitCancel(int slot) {
+		long end = System.nanoTime() + cancelWaitNanos;
+		boolean interrupted = false;
+		try {
+			while (deadlines.get(slot) == CANCELLING) {
+				if (System.nanoTime() - end >= 0 && deadlines.compareAndSet(slot, CANCELLING, ABANDONED)) {
+					logger.debug("A lock statement's cancel has not returned in time; its connection goes on");
+					return false;
+				}
+				LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+				interrupted |= Thread.interrupted();
+			}
+			return true;
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
@@ -156,10 +220,10 @@ final class StatementWatchdog {
 			// scan, so a deadline is never moved to CANCELLING with nothing to cancel. The statement is read before
 			// the compare-and-set: once the deadline is still this one, it is this owner's statement, never that of
 			// a later owner who took the slot after this one gave it back.
-			if (deadline != CANCELLING && now - deadline >= 0) {
+			if (isDeadline(deadline) && now - deadline >= 0) {
 				Statement statement = statements.get(slot);
 				if (statement != null && deadlines.compareAndSet(slot, deadline, CANCELLING)) {
-					cancelAside(statement);
+					cancelAside(slot, statement);
 				}
 			}
 		}
@@ -167,11 +231,22 @@ final class StatementWatchdog {
 	}
 
 	/**
-	 * Cancels on a thread of its own: pgjdbc sends the cancel request on a new connection, which a stalled network
-	 * could hold up to its {@code cancelSignalTimeout}, and the other statements' deadlines must not wait for it.
+	 * Cancels on a thread of its own: the drivers send the cancel on a new connection, which a stalled network could
+	 * hold up to their connect or cancel timeout, and the other statements' deadlines must not wait for it. When the
+	 * cancel returns, the slot says so to its owner, or is given back if the owner stopped waiting.
 	 */
-	private static void cancelAside(Statement statement) {
-		Thread canceller = new Thread(() -> cancel(statement), "distlock-jdbc-statement-cancel");
+	private void cancelAside(int slot, Statement statement) {
+		Thread canceller = new Thread(() -> {
+			try {
+				cancel(statement);
+			}
+			finally {
+				// CANCELLING changes only here or to ABANDONED, by an owner that left the slot to this thread.
+				if (!deadlines.compareAndSet(slot, CANCELLING, CANCELLED)) {
+					deadlines.compareAndSet(slot, ABANDONED, FREE);
+				}
+			}
+		}, "distlock-jdbc-statement-cancel");
 		canceller.setDaemon(true);
 		canceller.start();
 	}
@@ -183,6 +258,10 @@ final class StatementWatchdog {
 		catch (SQLException | RuntimeException ex) {
 			logger.debug("Could not cancel a lock statement past its bound", ex);
 		}
+	}
+
+	private static boolean isDeadline(long value) {
+		return value != FREE && value != CANCELLING && value != CANCELLED && value != ABANDONED;
 	}
 
 	/** The slots taken now (tests). */
