@@ -137,6 +137,8 @@ final class JdbcStatementVariants {
 				List.of(step(insert.sql(), 0, Kind.KEYS, insert.args()), step(delete.sql(), 0, Kind.UPDATE, delete.args()))));
 		cycles.add(new Cycle("current insert + deleting release, query timeout, server-prepared", "useServerPrepStmts=true",
 				List.of(insert, delete)));
+		cycles.add(new Cycle("current insert + deleting release, server-prepared", "useServerPrepStmts=true",
+				List.of(step(insert.sql(), 0, Kind.KEYS, insert.args()), step(delete.sql(), 0, Kind.UPDATE, delete.args()))));
 		cycles.add(new Cycle("current grant + release", "",
 				List.of(step(grant, 0, Kind.KEYS, grantArgs), step(release, 0, Kind.UPDATE, releaseArgs))));
 		String minimalGrant = "UPDATE " + T + " SET fence = LAST_INSERT_ID(NEXTVAL(" + SEQ + ")), token = ?, expires_at = "
