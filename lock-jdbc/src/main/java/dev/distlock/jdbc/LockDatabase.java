@@ -263,13 +263,7 @@ final class LockDatabase {
 
 		/** Executes an INSERT, UPDATE or DELETE while the watchdog watches it. */
 		private int executeUpdate(PreparedStatement statement) throws SQLException {
-			int slot = watch(statement);
-			try {
-				return statement.executeUpdate();
-			}
-			finally {
-				StatementWatchdog.SHARED.release(slot);
-			}
+			return watched(statement, PreparedStatement::executeUpdate);
 		}
 
 		/**
@@ -320,9 +314,14 @@ final class LockDatabase {
 
 		/** Executes a query while the watchdog watches it (the rows are read in by then: no fetch size is set). */
 		private ResultSet execute(PreparedStatement statement) throws SQLException {
+			return watched(statement, PreparedStatement::executeQuery);
+		}
+
+		/** Runs the statement while the watchdog watches it, the slot given back however it ends. */
+		private <T> T watched(PreparedStatement statement, Execution<T> execution) throws SQLException {
 			int slot = watch(statement);
 			try {
-				return statement.executeQuery();
+				return execution.run(statement);
 			}
 			finally {
 				StatementWatchdog.SHARED.release(slot);
@@ -380,6 +379,14 @@ final class LockDatabase {
 		JdbcDialect dialect() {
 			return dialect;
 		}
+
+	}
+
+	/** Executes a prepared statement. */
+	@FunctionalInterface
+	private interface Execution<T> {
+
+		T run(PreparedStatement statement) throws SQLException;
 
 	}
 
