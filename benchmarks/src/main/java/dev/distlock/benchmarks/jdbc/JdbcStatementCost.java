@@ -228,7 +228,7 @@ public final class JdbcStatementCost {
 		}
 	}
 
-	private static void runCycle(Connection connection, Cycle cycle, String key, String token) throws SQLException {
+	static void runCycle(Connection connection, Cycle cycle, String key, String token) throws SQLException {
 		for (Step step : cycle.steps()) {
 			try (PreparedStatement statement = step.kind() == Kind.KEYS
 					? connection.prepareStatement(step.sql(), Statement.RETURN_GENERATED_KEYS)
@@ -291,7 +291,7 @@ public final class JdbcStatementCost {
 	}
 
 	/** {process id, thread id} of the connection's server side. */
-	private static long[] ids(Connection connection, boolean postgres) throws Exception {
+	static long[] ids(Connection connection, boolean postgres) throws Exception {
 		try (Statement statement = connection.createStatement()) {
 			if (postgres) {
 				try (ResultSet rs = statement.executeQuery("SELECT pg_backend_pid()")) {
@@ -315,7 +315,7 @@ public final class JdbcStatementCost {
 		}
 	}
 
-	private static long threadCpu(long pid, long tid) throws IOException {
+	static long threadCpu(long pid, long tid) throws IOException {
 		return schedstat(Paths.get("/proc", String.valueOf(pid), "task", String.valueOf(tid), "schedstat"));
 	}
 

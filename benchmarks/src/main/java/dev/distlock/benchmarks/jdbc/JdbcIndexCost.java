@@ -1,0 +1,124 @@
+package dev.distlock.benchmarks.jdbc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import dev.distlock.benchmarks.jdbc.JdbcStatementCost.Args;
+import dev.distlock.benchmarks.jdbc.JdbcStatementCost.Cycle;
+import dev.distlock.benchmarks.jdbc.JdbcStatementCost.Kind;
+import dev.distlock.jdbc.JdbcDialect;
+
+/**
+ * What the lock table's secondary index costs the server, exact: the provider's uncontended plain-lock cycle (its
+ * grant, which inserts the key row, and its deleting release) on the table as shipped, on a copy without the
+ * {@code lock_id} index and, on PostgreSQL, on a copy with a partial one ({@code WHERE lock_id IS NOT NULL}), with
+ * the floor's cycle beside them. Each runs on a connection of its own, in alternating chunks of 50 cycles so that all
+ * see the same load; the figure is the server's CPU per cycle ({@link JdbcStatementCost#threadCpu}), relative to the
+ * table as shipped. Run with {@code java -cp benchmarks.jar dev.distlock.benchmarks.jdbc.JdbcIndexCost};
+ * {@code -Dcost.databases=postgres,mariadb}, {@code -Dcost.cycles=8000}, {@code -Dcost.rounds=3}.
+ */
+public final class JdbcIndexCost {
+
+	private static final String TABLE = JdbcStatementVariants.T;
+
+	private JdbcIndexCost() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		int cycles = Integer.getInteger("cost.cycles", 8_000);
+		int rounds = Integer.getInteger("cost.rounds", 3);
+		for (String name : System.getProperty("cost.databases", "postgres,mariadb").split(",")) {
+			boolean postgres = name.trim().equals("postgres");
+			try (BenchmarkDatabase database = postgres ? BenchmarkDatabase.postgres() : BenchmarkDatabase.mariadb()) {
+				new DistlockJdbcArm(database, 1).createSchema();
+				new RawJdbcArm(database, 1).createSchema();
+				List<Cycle> all = new ArrayList<>();
+				all.add(providerCycle(postgres, TABLE, "as shipped"));
+				if (postgres) {
+					String copy = "CREATE TABLE %s (LIKE " + TABLE + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)";
+					database.execute(copy.formatted("locks_no_index"),
+							"ALTER TABLE locks_no_index ADD PRIMARY KEY (lock_key, holder)",
+							copy.formatted("locks_partial_index"),
+							"ALTER TABLE locks_partial_index ADD PRIMARY KEY (lock_key, holder)",
+							"CREATE INDEX locks_partial_lock_id ON locks_partial_index (lock_id) WHERE lock_id IS NOT NULL");
+					all.add(providerCycle(true, "locks_no_index", "no lock_id index"));
+					all.add(providerCycle(true, "locks_partial_index", "partial lock_id index"));
+				}
+				else {
+					database.execute("CREATE TABLE locks_no_index LIKE " + TABLE,
+							"ALTER TABLE locks_no_index DROP INDEX " + TABLE + "_lock_id");
+					all.add(providerCycle(false, "locks_no_index", "no lock_id index"));
+				}
+				all.add((postgres ? JdbcStatementVariants.postgres() : JdbcStatementVariants.mariadb()).get(0));
+				System.out.println(database.description());
+				alternate(database, all, cycles, rounds);
+			}
+		}
+	}
+
+	/** The provider's plain exclusive lock on the table: its grant (an insert of the key row) and deleting release. */
+	private static Cycle providerCycle(boolean postgres, String table, String name) {
+		JdbcDialect dialect = postgres ? JdbcDialect.POSTGRESQL : JdbcDialect.MARIADB;
+		String grant = JdbcStatementVariants.current(dialect, postgres ? "acquireExclusive" : "insertExclusive")
+			.replace("INTO " + TABLE + " ", "INTO " + table + " ");
+		String release = JdbcStatementVariants.current(dialect, postgres ? "deleteExclusiveNotifying" : "deleteExclusive")
+			.replace("FROM " + TABLE + " ", "FROM " + table + " ");
+		long lease = JdbcStatementVariants.LEASE;
+		Args grantArgs = (k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, lease, lease };
+		Args releaseArgs = postgres ? (k, t) -> new Object[] { k, t, TABLE } : (k, t) -> new Object[] { k, t };
+		return new Cycle(name, "", List.of(JdbcStatementVariants.step(grant, 0, postgres ? Kind.QUERY : Kind.KEYS, grantArgs),
+				JdbcStatementVariants.step(release, 0, postgres ? Kind.QUERY : Kind.UPDATE, releaseArgs)));
+	}
+
+	private static void alternate(BenchmarkDatabase database, List<Cycle> cycles, int count, int rounds)
+			throws Exception {
+		boolean postgres = database.dialect() == JdbcDialect.POSTGRESQL;
+		int n = cycles.size();
+		List<Connection> connections = new ArrayList<>();
+		try {
+			long[][] backends = new long[n][];
+			for (Cycle cycle : cycles) {
+				String url = database.jdbcUrl();
+				if (!cycle.urlOptions().isEmpty()) {
+					url += (url.contains("?") ? "&" : "?") + cycle.urlOptions();
+				}
+				Connection connection = DriverManager.getConnection(url, database.user(), "");
+				connections.add(connection);
+				backends[connections.size() - 1] = JdbcStatementCost.ids(connection, postgres);
+			}
+			String token = "t" + Long.toHexString(System.nanoTime()) + "0123456789abcdef0123";
+			for (int i = 0; i < count / 4; i++) {
+				for (int c = 0; c < n; c++) {
+					JdbcStatementCost.runCycle(connections.get(c), cycles.get(c), "index:" + c, token + (i % 2));
+				}
+			}
+			for (int round = 1; round <= rounds; round++) {
+				long[] sums = new long[n];
+				for (int chunk = 0; chunk < count / 50; chunk++) {
+					for (int c = 0; c < n; c++) {
+						long before = JdbcStatementCost.threadCpu(backends[c][0], backends[c][1]);
+						for (int i = 0; i < 50; i++) {
+							JdbcStatementCost.runCycle(connections.get(c), cycles.get(c), "index:" + c, token + (i % 2));
+						}
+						sums[c] += JdbcStatementCost.threadCpu(backends[c][0], backends[c][1]) - before;
+					}
+				}
+				StringBuilder line = new StringBuilder("round " + round + ":");
+				for (int c = 0; c < n; c++) {
+					line.append(String.format(Locale.ROOT, "  %s %.1f us (%.3fx)", cycles.get(c).name(),
+							sums[c] / 1000.0 / (count / 50 * 50), sums[c] / (double) sums[0]));
+				}
+				System.out.println(line);
+			}
+		}
+		finally {
+			for (Connection connection : connections) {
+				connection.close();
+			}
+		}
+	}
+
+}
