@@ -1,10 +1,7 @@
 package dev.distlock.benchmarks.jdbc;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 import dev.distlock.benchmarks.jdbc.JdbcStatementCost.Args;
 import dev.distlock.benchmarks.jdbc.JdbcStatementCost.Cycle;
@@ -15,9 +12,9 @@ import dev.distlock.jdbc.JdbcDialect;
  * What the lock table's secondary index costs the server, exact: the provider's uncontended plain-lock cycle (its
  * grant, which inserts the key row, and its deleting release) on the table as shipped, on a copy without the
  * {@code lock_id} index and, on PostgreSQL, on a copy with a partial one ({@code WHERE lock_id IS NOT NULL}), with
- * the floor's cycle beside them. Each runs on a connection of its own, in alternating chunks of 50 cycles so that all
- * see the same load; the figure is the server's CPU per cycle ({@link JdbcStatementCost#threadCpu}), relative to the
- * table as shipped. Run with {@code java -cp benchmarks.jar dev.distlock.benchmarks.jdbc.JdbcIndexCost};
+ * the floor's cycle beside them, run by {@link JdbcStatementCost#alternate}: each on a connection of its own, in
+ * alternating chunks of 50 cycles so that all see the same load; the figure is the server's CPU per cycle, relative to
+ * the table as shipped. Run with {@code java -cp benchmarks.jar dev.distlock.benchmarks.jdbc.JdbcIndexCost};
  * {@code -Dcost.databases=postgres,mariadb}, {@code -Dcost.cycles=8000}, {@code -Dcost.rounds=3}.
  */
 public final class JdbcIndexCost {
@@ -54,7 +51,7 @@ public final class JdbcIndexCost {
 				}
 				all.add((postgres ? JdbcStatementVariants.postgres() : JdbcStatementVariants.mariadb()).get(0));
 				System.out.println(database.description());
-				alternate(database, all, cycles, rounds);
+				JdbcStatementCost.alternate(database, all, cycles, rounds);
 			}
 		}
 	}
@@ -71,54 +68,6 @@ public final class JdbcIndexCost {
 		Args releaseArgs = postgres ? (k, t) -> new Object[] { k, t, TABLE } : (k, t) -> new Object[] { k, t };
 		return new Cycle(name, "", List.of(JdbcStatementVariants.step(grant, 0, postgres ? Kind.QUERY : Kind.KEYS, grantArgs),
 				JdbcStatementVariants.step(release, 0, postgres ? Kind.QUERY : Kind.UPDATE, releaseArgs)));
-	}
-
-	private static void alternate(BenchmarkDatabase database, List<Cycle> cycles, int count, int rounds)
-			throws Exception {
-		boolean postgres = database.dialect() == JdbcDialect.POSTGRESQL;
-		int n = cycles.size();
-		List<Connection> connections = new ArrayList<>();
-		try {
-			long[][] backends = new long[n][];
-			for (Cycle cycle : cycles) {
-				String url = database.jdbcUrl();
-				if (!cycle.urlOptions().isEmpty()) {
-					url += (url.contains("?") ? "&" : "?") + cycle.urlOptions();
-				}
-				Connection connection = DriverManager.getConnection(url, database.user(), "");
-				connections.add(connection);
-				backends[connections.size() - 1] = JdbcStatementCost.ids(connection, postgres);
-			}
-			String token = "t" + Long.toHexString(System.nanoTime()) + "0123456789abcdef0123";
-			for (int i = 0; i < count / 4; i++) {
-				for (int c = 0; c < n; c++) {
-					JdbcStatementCost.runCycle(connections.get(c), cycles.get(c), "index:" + c, token + (i % 2));
-				}
-			}
-			for (int round = 1; round <= rounds; round++) {
-				long[] sums = new long[n];
-				for (int chunk = 0; chunk < count / 50; chunk++) {
-					for (int c = 0; c < n; c++) {
-						long before = JdbcStatementCost.threadCpu(backends[c][0], backends[c][1]);
-						for (int i = 0; i < 50; i++) {
-							JdbcStatementCost.runCycle(connections.get(c), cycles.get(c), "index:" + c, token + (i % 2));
-						}
-						sums[c] += JdbcStatementCost.threadCpu(backends[c][0], backends[c][1]) - before;
-					}
-				}
-				StringBuilder line = new StringBuilder("round " + round + ":");
-				for (int c = 0; c < n; c++) {
-					line.append(String.format(Locale.ROOT, "  %s %.1f us (%.3fx)", cycles.get(c).name(),
-							sums[c] / 1000.0 / (count / 50 * 50), sums[c] / (double) sums[0]));
-				}
-				System.out.println(line);
-			}
-		}
-		finally {
-			for (Connection connection : connections) {
-				connection.close();
-			}
-		}
 	}
 
 }

@@ -29,7 +29,8 @@ import dev.distlock.jdbc.JdbcDialect;
  * Run with {@code java -cp benchmarks.jar dev.distlock.benchmarks.jdbc.JdbcStatementCost};
  * {@code -Dcost.databases=postgres,mariadb}, {@code -Dcost.cycles=4000}, {@code -Dcost.rounds=3},
  * {@code -Dcost.only=<comma-separated substrings of cycle names>}; {@code -Dcost.pair='<cycle A>|<cycle B>'} runs
- * two cycles in alternating chunks on two connections instead, the fairest comparison on a loaded machine.
+ * two cycles in alternating chunks on two connections instead ({@link #alternate}), the fairest comparison on a
+ * loaded machine.
  */
 public final class JdbcStatementCost {
 
@@ -71,7 +72,7 @@ public final class JdbcStatementCost {
 					String[] names = pair.split("\\|");
 					Cycle a = all.stream().filter(c -> c.name().equals(names[0])).findFirst().orElseThrow();
 					Cycle b = all.stream().filter(c -> c.name().equals(names[1])).findFirst().orElseThrow();
-					alternate(database, a, b, cycles, rounds);
+					alternate(database, List.of(a, b), cycles, rounds);
 					continue;
 				}
 				Map<String, List<double[]>> results = new LinkedHashMap<>();
@@ -100,48 +101,56 @@ public final class JdbcStatementCost {
 	}
 
 	/**
-	 * Two cycles on two connections, run in alternating chunks of 50 cycles so that both see the same load: the
-	 * backend CPU per cycle of each, summed over all chunks.
+	 * Cycles on a connection each, run in alternating chunks of 50 cycles so that all see the same load: the backend
+	 * CPU per cycle of each, summed over all chunks of a round, and its ratio to the first cycle's.
 	 */
-	private static void alternate(BenchmarkDatabase database, Cycle a, Cycle b, int cycles, int rounds)
-			throws Exception {
+	static void alternate(BenchmarkDatabase database, List<Cycle> cycles, int count, int rounds) throws Exception {
 		boolean postgres = database.dialect() == JdbcDialect.POSTGRESQL;
-		try (Connection ca = open(database, a); Connection cb = open(database, b)) {
-			long[] ia = ids(ca, postgres);
-			long[] ib = ids(cb, postgres);
-			String key = "pair:" + System.nanoTime();
-			for (Connection c : List.of(ca, cb)) {
-				if (!postgres && !insertsTheKeyRow(c == ca ? a : b)) {
-					try (PreparedStatement insert = c.prepareStatement(JdbcStatementVariants.current(JdbcDialect.MARIADB,
-							"insertFreeKeyRow"))) {
-						insert.setString(1, key + (c == ca ? "a" : "b"));
+		int n = cycles.size();
+		List<Connection> connections = new ArrayList<>();
+		try {
+			long[][] backends = new long[n][];
+			String key = "alternate:" + System.nanoTime() + ":";
+			for (int c = 0; c < n; c++) {
+				Connection connection = open(database, cycles.get(c));
+				connections.add(connection);
+				backends[c] = ids(connection, postgres);
+				if (!postgres && !insertsTheKeyRow(cycles.get(c))) {
+					try (PreparedStatement insert = connection.prepareStatement(JdbcStatementVariants
+						.current(JdbcDialect.MARIADB, "insertFreeKeyRow"))) {
+						insert.setString(1, key + c);
 						insert.executeUpdate();
 					}
 				}
 			}
 			String token = "t" + Long.toHexString(System.nanoTime()) + "0123456789abcdef0123";
-			for (int i = 0; i < cycles / 4; i++) {
-				runCycle(ca, a, key + "a", token + (i % 2));
-				runCycle(cb, b, key + "b", token + (i % 2));
+			for (int i = 0; i < count / 4; i++) {
+				for (int c = 0; c < n; c++) {
+					runCycle(connections.get(c), cycles.get(c), key + c, token + (i % 2));
+				}
 			}
 			for (int round = 1; round <= rounds; round++) {
-				long sumA = 0;
-				long sumB = 0;
-				for (int chunk = 0; chunk < cycles / 50; chunk++) {
-					long before = threadCpu(ia[0], ia[1]);
-					for (int i = 0; i < 50; i++) {
-						runCycle(ca, a, key + "a", token + (i % 2));
+				long[] sums = new long[n];
+				for (int chunk = 0; chunk < count / 50; chunk++) {
+					for (int c = 0; c < n; c++) {
+						long before = threadCpu(backends[c][0], backends[c][1]);
+						for (int i = 0; i < 50; i++) {
+							runCycle(connections.get(c), cycles.get(c), key + c, token + (i % 2));
+						}
+						sums[c] += threadCpu(backends[c][0], backends[c][1]) - before;
 					}
-					sumA += threadCpu(ia[0], ia[1]) - before;
-					before = threadCpu(ib[0], ib[1]);
-					for (int i = 0; i < 50; i++) {
-						runCycle(cb, b, key + "b", token + (i % 2));
-					}
-					sumB += threadCpu(ib[0], ib[1]) - before;
 				}
-				int n = cycles / 50 * 50;
-				System.out.printf(Locale.ROOT, "round %d: %-50s %7.1f us | %-50s %7.1f us | B/A %.3f%n", round, a.name(),
-						sumA / 1000.0 / n, b.name(), sumB / 1000.0 / n, sumB / (double) sumA);
+				StringBuilder line = new StringBuilder("round " + round + ":");
+				for (int c = 0; c < n; c++) {
+					line.append(String.format(Locale.ROOT, "  %s %.1f us (%.3fx)", cycles.get(c).name(),
+							sums[c] / 1000.0 / (count / 50 * 50), sums[c] / (double) sums[0]));
+				}
+				System.out.println(line);
+			}
+		}
+		finally {
+			for (Connection connection : connections) {
+				connection.close();
 			}
 		}
 	}
@@ -228,7 +237,7 @@ public final class JdbcStatementCost {
 		}
 	}
 
-	static void runCycle(Connection connection, Cycle cycle, String key, String token) throws SQLException {
+	private static void runCycle(Connection connection, Cycle cycle, String key, String token) throws SQLException {
 		for (Step step : cycle.steps()) {
 			try (PreparedStatement statement = step.kind() == Kind.KEYS
 					? connection.prepareStatement(step.sql(), Statement.RETURN_GENERATED_KEYS)
@@ -291,7 +300,7 @@ public final class JdbcStatementCost {
 	}
 
 	/** {process id, thread id} of the connection's server side. */
-	static long[] ids(Connection connection, boolean postgres) throws Exception {
+	private static long[] ids(Connection connection, boolean postgres) throws Exception {
 		try (Statement statement = connection.createStatement()) {
 			if (postgres) {
 				try (ResultSet rs = statement.executeQuery("SELECT pg_backend_pid()")) {
@@ -315,7 +324,7 @@ public final class JdbcStatementCost {
 		}
 	}
 
-	static long threadCpu(long pid, long tid) throws IOException {
+	private static long threadCpu(long pid, long tid) throws IOException {
 		return schedstat(Paths.get("/proc", String.valueOf(pid), "task", String.valueOf(tid), "schedstat"));
 	}
 
