@@ -147,16 +147,18 @@ final class StatementWatchdog {
 		statements.set(slot, null);
 		while (true) {
 			long deadline = deadlines.get(slot);
-			if (deadline == ABANDONED || deadline == CANCELLING && !awaitCancel(slot)) {
-				return;
+			if (deadline == CANCELLING) {
+				if (!awaitCancel(slot)) {
+					return; // ABANDONED: the canceller gives the slot back
+				}
+				continue;
 			}
-			if (deadline != CANCELLING) {
-				if (isDeadline(deadline)) {
-					lastDeadlines[slot] = deadline;
-				}
-				if (deadlines.compareAndSet(slot, deadline, FREE)) {
-					return;
-				}
+			// This owner's deadline, or CANCELLED; only a scan moves the deadline meanwhile (to CANCELLING).
+			if (deadline != CANCELLED) {
+				lastDeadlines[slot] = deadline;
+			}
+			if (deadlines.compareAndSet(slot, deadline, FREE)) {
+				return;
 			}
 		}
 	}
