@@ -55,6 +55,12 @@ final class JdbcSuite {
 		.toLowerCase(Locale.ROOT).split(","));
 
 	static List<Results> run(Settings settings) {
+		for (String database : DATABASES) {
+			if (!database.equals("postgresql") && !database.equals("mariadb")) {
+				throw new IllegalArgumentException("-Dbench.jdbcDatabases takes postgresql and/or mariadb, "
+						+ "comma-separated; was '" + System.getProperty("bench.jdbcDatabases") + "'");
+			}
+		}
 		List<Results> results = new ArrayList<>();
 		if (DATABASES.contains("postgresql")) {
 			results.add(run("PostgreSQL", BenchmarkDatabase::postgres, settings));
