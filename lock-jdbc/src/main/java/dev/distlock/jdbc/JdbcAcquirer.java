@@ -150,6 +150,21 @@ final class JdbcAcquirer {
 			}
 			throw ex;
 		}
+		if (fence != null && request.lockId() != null && !request.shared()) {
+			boolean recorded;
+			try {
+				recorded = recordLockId(request, bound);
+			}
+			catch (LockStoreException ex) {
+				// Not findable by its ID: released, whatever the record's statement did, and the acquire fails.
+				releaseUnknownGrant(request, bound, ex);
+				throw ex;
+			}
+			if (!recorded) {
+				logger.debug("Lock '" + request.key() + "' under a lock ID was gone before its ID was recorded");
+				return Optional.empty();
+			}
+		}
 		if (fence != null && request.noExpiry()) {
 			boolean lasting;
 			try {
@@ -194,6 +209,20 @@ final class JdbcAcquirer {
 	private boolean makeLasting(LockRequest request, long boundMillis) {
 		return calls.extend(request.key(), request.token(), request.shared(), TimeLimits.NO_EXPIRY_MS, null,
 				boundMillis);
+	}
+
+	/**
+	 * Records an exclusive grant under a lock ID in the lock-ID table, so that release and renewal by ID find it: one
+	 * statement that writes only while the key's row carries this grant. Nothing written means a replayed grant
+	 * (recorded already) or a lock taken away since (forced, or expired and granted to another): a read of the row
+	 * tells which. Runs before a lock without expiry is made lasting, so a holder that dies in between leaves only a
+	 * provisional lease.
+	 */
+	private boolean recordLockId(LockRequest request, long boundMillis) {
+		Object[] args = { request.key(), "", request.token(), request.lockId() };
+		return database.run(request.key(), "record the lock ID", boundMillis, false,
+				session -> session.update(sql.recordLockId, args) == 1
+						|| !session.query(sql.carriesLockId, rs -> 1, args).isEmpty());
 	}
 
 	private @Nullable Long grantExclusive(LockRequest request, long leaseMs, long bound, Seen seen) {
@@ -291,6 +320,10 @@ final class JdbcAcquirer {
 					: session.returning(sql.insertShared, key, request.token(), request.token(), owner, host,
 							request.lockId(), leaseMs, nominalLease);
 			session.update(sql.afterSharedGrant, fence, key, key);
+			if (request.lockId() != null) {
+				// In the grant's transaction: a shared grant under a lock ID is recorded or not made.
+				session.update(sql.recordLockId, key, request.token(), request.token(), request.lockId());
+			}
 			return fence;
 		});
 	}

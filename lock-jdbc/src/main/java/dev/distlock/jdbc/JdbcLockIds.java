@@ -8,7 +8,8 @@ import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRenewal;
 
 /**
- * Release and renewal by lock ID: one read through the {@code lock_id} index, then the owner-checked statements of
+ * Release and renewal by lock ID: one read of the ID's records in the lock-ID table joined to the lock rows that still
+ * carry them (see {@link LockStatements#recordLockId}), then the owner-checked statements of
  * {@link HolderCalls} per lock, by the token the row holds, so a lock granted to someone else meanwhile is never
  * touched. The holder's own handle then finds its lock gone (no release mark is left for it).
  */

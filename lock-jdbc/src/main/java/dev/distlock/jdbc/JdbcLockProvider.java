@@ -80,7 +80,7 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	JdbcLockProvider(DataSource dataSource, JdbcDialect dialect, JdbcLockSettings settings, Duration purgeGrace) {
 		this.settings = settings;
 		this.database = new LockDatabase(dataSource, dialect);
-		this.sql = new LockStatements(dialect, settings.table(), settings.sequence());
+		this.sql = new LockStatements(dialect, settings.table(), settings.sequence(), settings.lockIdTable());
 		String channel = JdbcDialect.channel(settings.table());
 		this.wakeups = new Wakeups(dialect == JdbcDialect.POSTGRESQL ? dataSource : null, channel);
 		this.calls = new HolderCalls(database, sql, wakeups, channel);
@@ -230,14 +230,22 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 		return now;
 	}
 
-	/** Creates the table, its indexes and the fencing sequence if they do not exist (the dialect's DDL resource). */
+	/** Creates the tables and the fencing sequence if they do not exist (the dialect's DDL resource). */
 	public void createSchema() {
 		maintenance.createSchema();
 	}
 
-	/** Whether the lock table exists in the database the DataSource connects to. */
+	/**
+	 * Whether the provider's tables, the lock table and its lock-ID table ({@link JdbcLockSettings#lockIdTable()}),
+	 * exist in the database the DataSource connects to.
+	 */
 	public boolean tableExists() {
-		return maintenance.tableExists();
+		return missingTables().isEmpty();
+	}
+
+	/** The provider's tables that do not exist in the database the DataSource connects to, lock table first. */
+	public List<String> missingTables() {
+		return maintenance.missingTables();
 	}
 
 	/** The dialect's DDL with this provider's table and sequence names, one statement per element. */

@@ -18,9 +18,9 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * The schema and the purge. The DDL is the dialect's resource in the jar with the configured names filled in. The
- * purger deletes rows whose every lease ended more than the grace ago by the database clock, in bounded batches, one
- * short transaction each that picks its rows with {@code FOR UPDATE SKIP LOCKED}, so it never waits for a row an
- * acquire is writing and never deletes a range.
+ * purger deletes rows whose every lease ended more than the grace ago by the database clock, then the lock-ID records
+ * whose lock no longer carries them, in bounded batches, one short transaction each that picks its rows with
+ * {@code FOR UPDATE SKIP LOCKED}, so it never waits for a row an acquire is writing and never deletes a range.
  */
 final class JdbcMaintenance {
 
@@ -71,7 +71,7 @@ final class JdbcMaintenance {
 		return statements;
 	}
 
-	/** Creates the table, its indexes and the sequence if they do not exist. */
+	/** Creates the tables and the sequence if they do not exist. */
 	void createSchema() {
 		database.run(null, "create the lock table '" + settings.table() + "'", MAINTENANCE_MS, false, session -> {
 			for (String statement : schema(database.dialect(), settings)) {
@@ -81,24 +81,36 @@ final class JdbcMaintenance {
 		});
 	}
 
-	/** Whether the lock table exists, as the database's metadata says (either letter case). */
-	boolean tableExists() {
+	/**
+	 * The provider's tables (the lock table, the lock-ID table) that do not exist, as the database's metadata says
+	 * (either letter case).
+	 */
+	List<String> missingTables() {
 		try (Connection connection = database.dataSource().getConnection()) {
 			DatabaseMetaData meta = connection.getMetaData();
-			for (String name : List.of(settings.table(), settings.table().toLowerCase(Locale.ROOT),
-					settings.table().toUpperCase(Locale.ROOT))) {
-				try (ResultSet rs = meta.getTables(connection.getCatalog(), null, name, new String[] { "TABLE" })) {
-					if (rs.next()) {
-						return true;
-					}
+			List<String> missing = new ArrayList<>();
+			for (String table : List.of(settings.table(), settings.lockIdTable())) {
+				if (!exists(connection, meta, table)) {
+					missing.add(table);
 				}
 			}
-			return false;
+			return missing;
 		}
 		catch (SQLException ex) {
 			throw new dev.distlock.core.LockStoreException(null,
 					"JDBC lock store could not check for the table '" + settings.table() + "': " + ex.getMessage(), ex);
 		}
+	}
+
+	private static boolean exists(Connection connection, DatabaseMetaData meta, String table) throws SQLException {
+		for (String name : List.of(table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT))) {
+			try (ResultSet rs = meta.getTables(connection.getCatalog(), null, name, new String[] { "TABLE" })) {
+				if (rs.next()) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/** Deletes rows past the grace, batch by batch, until a batch finds fewer than a full batch. */
@@ -121,6 +133,23 @@ final class JdbcMaintenance {
 		while (batch[1] >= settings.purgeBatch());
 		if (total > 0) {
 			logger.debug("Purged " + total + " expired lock rows from '" + settings.table() + "'");
+		}
+		long records = 0;
+		do {
+			batch = database.run(null, "purge lock IDs", MAINTENANCE_MS, true, session -> {
+				List<Object[]> rows = session.query(sql.purgeLockIdCandidates,
+						rs -> new Object[] { rs.getString(1), rs.getLong(2) }, settings.purgeBatch());
+				int deleted = 0;
+				for (Object[] row : rows) {
+					deleted += session.update(sql.purgeLockIdRow, row[0], row[1]);
+				}
+				return new int[] { deleted, rows.size() };
+			});
+			records += batch[0];
+		}
+		while (batch[1] >= settings.purgeBatch());
+		if (records > 0) {
+			logger.debug("Purged " + records + " stale lock-ID records from '" + settings.lockIdTable() + "'");
 		}
 		return total;
 	}

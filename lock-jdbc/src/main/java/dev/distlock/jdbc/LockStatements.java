@@ -14,6 +14,10 @@ import org.jspecify.annotations.Nullable;
  * ({@link #deleteExclusive}); the fencing token comes from the sequence, never from the row, so a key inserted again
  * still gets a later one. Other releases keep the rows (the key row with the release mark a replayed release reads);
  * the purger deletes them after the grace.
+ * <p>Lock IDs are found through a second table ({@code <table>_ids}), not an index on the lock table: a grant under
+ * a lock ID records its key, holder, owner and fencing token there ({@link #recordLockId}), so grants without one (the hot path)
+ * insert no index entry. Lookups join it to the lock table, so a record whose lock has moved on is skipped; the purger
+ * deletes those.
  */
 final class LockStatements {
 
@@ -179,7 +183,18 @@ final class LockStatements {
 	/** The rows of a key prefix, for status. */
 	final String statusRows;
 
-	/** The rows of one lock ID. */
+	/**
+	 * Records a grant under a lock ID in the lock-ID table, while the key's row still carries the grant (its token
+	 * and ID; a lease shorter than the round trip may have ended, as it may for any grant): arguments key, holder,
+	 * token and lock ID. It writes nothing when the record is there already (a replayed grant) or the grant is gone,
+	 * which {@link #carriesLockId} tells apart.
+	 */
+	final String recordLockId;
+
+	/** Whether the row still carries the grant: arguments key, holder, token and lock ID. */
+	final String carriesLockId;
+
+	/** The rows of one lock ID: its records in the lock-ID table joined to the rows that still carry it. */
 	final String lockIdRows;
 
 	/** Drops a lock ID from an expired row. */
@@ -197,6 +212,15 @@ final class LockStatements {
 	/** Deletes one purged row, if it is still past the grace. */
 	final String purgeRow;
 
+	/**
+	 * Picks the lock-ID records whose lock no longer carries their token and ID (released, expired and purged, taken
+	 * by another grant), skipping records others have locked, up to the batch size.
+	 */
+	final String purgeLockIdCandidates;
+
+	/** Deletes one stale lock-ID record (lock ID, fencing token). */
+	final String purgeLockIdRow;
+
 	/** The cheapest round trip. */
 	final String ping = "SELECT 1";
 
@@ -208,7 +232,7 @@ final class LockStatements {
 
 	private final JdbcDialect dialect;
 
-	LockStatements(JdbcDialect dialect, String table, String sequence) {
+	LockStatements(JdbcDialect dialect, String table, String sequence, String ids) {
 		this.dialect = dialect;
 		String now = dialect.now();
 		this.clock = "SELECT " + now + " AS store_now";
@@ -359,7 +383,21 @@ final class LockStatements {
 		String info = INFO_COLUMNS + ", " + dialect.microsUntil("expires_at") + " AS remaining_us";
 		this.statusRows = "SELECT " + info + " FROM " + table + " WHERE lock_key LIKE ? ESCAPE '!' "
 				+ "ORDER BY lock_key, holder";
-		this.lockIdRows = "SELECT " + info + " FROM " + table + " WHERE lock_id = ? ORDER BY fence DESC";
+		this.recordLockId = (dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ") + ids
+				+ " (lock_id, fence, token, lock_key, holder) SELECT lock_id, fence, token, lock_key, holder FROM " + table
+				+ " WHERE lock_key = ? AND holder = ? AND token = ? AND lock_id = ?"
+				+ (dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_id, fence) DO NOTHING" : "");
+		this.carriesLockId = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND lock_id = ?";
+		// The record's grant is still the row's (its fencing token, owner token and ID): a lock released, taken over,
+		// cleared or granted again keeps no record that a lookup would follow.
+		String carried = "t.lock_key = i.lock_key AND t.holder = i.holder AND t.fence = i.fence AND t.token = i.token "
+				+ "AND t.lock_id = i.lock_id";
+		StringBuilder joined = new StringBuilder();
+		for (String column : INFO_COLUMNS.split(", ")) {
+			joined.append(joined.isEmpty() ? "" : ", ").append("t.").append(column);
+		}
+		this.lockIdRows = "SELECT " + joined + ", " + dialect.microsUntil("t.expires_at") + " AS remaining_us FROM "
+				+ ids + " i JOIN " + table + " t ON " + carried + " WHERE i.lock_id = ? ORDER BY t.fence DESC";
 		this.clearExpiredLockId = "UPDATE " + table + " SET lock_id = NULL WHERE lock_key = ? AND holder = ? AND "
 				+ "lock_id = ? AND expires_at <= " + now;
 		this.renewExclusive = extendExclusive;
@@ -368,6 +406,9 @@ final class LockStatements {
 				+ " AND shared_until < " + dialect.nowMinusMillis() + " AND (waiter_until IS NULL OR waiter_until < "
 				+ now + ") LIMIT ? FOR UPDATE SKIP LOCKED";
 		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
+		this.purgeLockIdCandidates = "SELECT i.lock_id, i.fence FROM " + ids + " i WHERE NOT EXISTS (SELECT 1 FROM "
+				+ table + " t WHERE " + carried + ") LIMIT ? FOR UPDATE SKIP LOCKED";
+		this.purgeLockIdRow = "DELETE FROM " + ids + " WHERE lock_id = ? AND fence = ?";
 	}
 
 	/**

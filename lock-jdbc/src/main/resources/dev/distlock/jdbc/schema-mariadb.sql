@@ -4,7 +4,9 @@
 -- DATETIME(6): microseconds, no 2038 limit (TIMESTAMP has one). Keys compare byte for byte (utf8mb4_bin).
 -- No index on expires_at: every grant and release rewrites it, and InnoDB would update that secondary index each time;
 -- the purger scans the table in bounded batches instead. A table an earlier version created may carry
--- ${table}_expires: it can be dropped (docs/JDBC.md).
+-- ${table}_expires: it can be dropped (docs/JDBC.md). No index on lock_id either: every grant inserts the key row, and
+-- an index entry with it, even for the NULL of a lock without ID. Lock IDs are found through ${table}_ids instead,
+-- which only grants carrying a lock ID write to.
 CREATE TABLE IF NOT EXISTS ${table} (
   lock_key     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
@@ -21,7 +23,18 @@ CREATE TABLE IF NOT EXISTS ${table} (
   released     VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
   waiter       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
   waiter_until DATETIME(6),
-  PRIMARY KEY (lock_key, holder),
-  KEY ${table}_lock_id (lock_id)
+  PRIMARY KEY (lock_key, holder)
+) ENGINE = InnoDB;
+-- One row per grant made under a lock ID (its fencing token, unique per grant: a group's locks share an owner token),
+-- written after the grant and only while the key's row carries it: how release and renewal by lock ID find their rows.
+-- A row whose lock no longer carries that grant is stale; lookups join it to the lock table and skip it, and the
+-- purger deletes it.
+CREATE TABLE IF NOT EXISTS ${table}_ids (
+  lock_id      VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  fence        BIGINT       NOT NULL,
+  token        VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  lock_key     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  PRIMARY KEY (lock_id, fence)
 ) ENGINE = InnoDB;
 CREATE SEQUENCE IF NOT EXISTS ${sequence} ENGINE = InnoDB;

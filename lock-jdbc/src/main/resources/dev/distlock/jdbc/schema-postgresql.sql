@@ -6,6 +6,8 @@
 -- fillfactor): a plain release deletes its row, and a page kept 30% empty for in-place updates could not take the next
 -- insert once pruned, so the table grew seven times as fast between vacuums. A table an earlier version created may
 -- carry ${table}_expires, which can be dropped, and fillfactor 70, which can be set back to 100 (docs/JDBC.md).
+-- No index on lock_id either: every grant inserts the key row, and an index entry with it, even for the NULL of a lock
+-- without ID. Lock IDs are found through ${table}_ids instead, which only grants carrying a lock ID write to.
 CREATE TABLE IF NOT EXISTS ${table} (
   lock_key     VARCHAR(512) NOT NULL,
   holder       VARCHAR(64)  NOT NULL,
@@ -24,5 +26,16 @@ CREATE TABLE IF NOT EXISTS ${table} (
   waiter_until TIMESTAMPTZ(6),
   PRIMARY KEY (lock_key, holder)
 );
-CREATE INDEX IF NOT EXISTS ${table}_lock_id ON ${table} (lock_id);
+-- One row per grant made under a lock ID (its fencing token, unique per grant: a group's locks share an owner token),
+-- written after the grant and only while the key's row carries it: how release and renewal by lock ID find their rows.
+-- A row whose lock no longer carries that grant is stale; lookups join it to the lock table and skip it, and the
+-- purger deletes it.
+CREATE TABLE IF NOT EXISTS ${table}_ids (
+  lock_id      VARCHAR(255) NOT NULL,
+  fence        BIGINT       NOT NULL,
+  token        VARCHAR(64)  NOT NULL,
+  lock_key     VARCHAR(512) NOT NULL,
+  holder       VARCHAR(64)  NOT NULL,
+  PRIMARY KEY (lock_id, fence)
+);
 CREATE SEQUENCE IF NOT EXISTS ${sequence};

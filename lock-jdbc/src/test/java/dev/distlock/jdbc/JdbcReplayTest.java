@@ -2,21 +2,26 @@ package dev.distlock.jdbc;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.distlock.core.LockMode;
+import dev.distlock.core.LockStoreException;
 import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.internal.OwnerTokens;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockInfo;
 import dev.distlock.core.spi.LockRequest;
 import dev.distlock.core.spi.StatusQuery;
+import dev.distlock.jdbc.testsupport.JdbcStoreInspector;
 import dev.distlock.jdbc.testsupport.TestDatabase;
+import dev.distlock.test.kit.TcpProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * A command sent twice with the same owner token (a client replaying it after a lost reply) answers as the first did
@@ -57,6 +62,57 @@ class JdbcReplayTest {
 			assertThat(next.release()).isTrue();
 		}
 		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReplayedAcquireUnderALockIdAnswersItsFencingTokenAndLeavesOneRecordThatUnlockByIdFollows(TestDatabase db) {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		for (LockMode mode : LockMode.values()) {
+			String key = "replay-id:" + mode + ":" + System.nanoTime();
+			String id = "replay-id-" + System.nanoTime();
+			LockRequest request = new LockRequest(key, OwnerTokens.next(), Duration.ofSeconds(30), mode,
+					mode == LockMode.SHARED ? 3 : 1, OWNER, id, false);
+			Lease first = provider.tryAcquire(request).orElseThrow();
+			Lease replayed = provider.tryAcquire(request).orElseThrow();
+			assertThat(replayed.fencingToken()).as(mode.toString()).isEqualTo(first.fencingToken());
+			String holder = mode == LockMode.SHARED ? request.token() : "";
+			assertThat(inspector.lockIdRecords(key)).containsExactly(id + "/" + key + "/" + holder);
+			assertThat(provider.unlock(id)).extracting(LockInfo::key).containsExactly(key);
+			assertThat(replayed.isHeld()).isFalse();
+		}
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aGrantUnderALockIdWhoseRecordRanButWhoseReplyWasLostIsReleasedAndTheAcquireFailsTyped(TestDatabase db)
+			throws Exception {
+		db.dataSource(); // the server and the table
+		String key = "record-lost:" + System.nanoTime();
+		String id = "record-lost-" + System.nanoTime();
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		try (TcpProxy proxy = TcpProxy.start(db.port()); HikariDataSource pool = db.pool(db.jdbcUrl(proxy.port()), 2)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			// The grant's reply arrives; the record's statement runs and its reply is lost with the connection.
+			CountDownLatch dropped = proxy.dropNextReplyAndCut("INTO distributed_locks_ids");
+			LockRequest request = new LockRequest(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.EXCLUSIVE,
+					1, OWNER, id, false);
+			Throwable thrown = catchThrowable(() -> provider.tryAcquire(request));
+			assertThat(dropped.getCount()).as("the record's reply was dropped").isZero();
+			assertThat(thrown).isInstanceOf(LockStoreException.class);
+			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+			while (!inspector.held(key).isEmpty() && System.nanoTime() - deadline < 0) {
+				Thread.sleep(20);
+			}
+			assertThat(inspector.held(key)).as("the grant, released after the failed acquire").isEmpty();
+			assertThat(inspector.lockIdRecords(key)).as("the record ran on the server").containsExactly(id + "/" + key + "/");
+			assertThat(provider.unlock(id)).as("a stale record is not followed").isEmpty();
+			provider.purge();
+			assertThat(inspector.lockIdRecords(key)).isEmpty();
+			provider.close();
+		}
 	}
 
 	@ParameterizedTest

@@ -130,6 +130,46 @@ class JdbcStoreTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void onlyGrantsUnderALockIdAreRecordedForLookupAndThePurgerDeletesRecordsTheirLocksNoLongerCarry(TestDatabase db)
+			throws Exception {
+		String key = "lock-ids:" + System.nanoTime();
+		String id = "job-" + System.nanoTime();
+		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), JdbcLockSettings.defaults(),
+				Duration.ofMillis(1));
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		assertThat(String.join("\n", provider.schema())).doesNotContain("_lock_id").doesNotContain("(lock_id)");
+		// A plain lock writes nothing to the lock-ID table.
+		Lease plain = provider.tryAcquire(exclusive(key + ":plain", Duration.ofSeconds(30))).orElseThrow();
+		assertThat(inspector.lockIdRecords(key)).isEmpty();
+		assertThat(plain.release()).isTrue();
+		// An exclusive and a shared grant under the ID are recorded, and found by it.
+		Lease first = provider.tryAcquire(underId(key + ":x", LockMode.EXCLUSIVE, id)).orElseThrow();
+		LockRequest sharedRequest = underId(key + ":s", LockMode.SHARED, id);
+		Lease shared = provider.tryAcquire(sharedRequest).orElseThrow();
+		assertThat(inspector.lockIdRecords(key)).containsExactly(id + "/" + key + ":s/" + sharedRequest.token(),
+				id + "/" + key + ":x/");
+		assertThat(provider.renew(id, Duration.ofSeconds(60)).renewed()).extracting(LockInfo::key)
+			.containsExactlyInAnyOrder(key + ":x", key + ":s");
+		// Released by its holder, the exclusive lock's record is stale: unlock by ID no longer reaches the key, even
+		// after another holder took it under no ID, and the purger deletes the record.
+		assertThat(first.release()).isTrue();
+		Lease other = provider.tryAcquire(exclusive(key + ":x", Duration.ofSeconds(30))).orElseThrow();
+		assertThat(provider.unlock(id)).extracting(LockInfo::key).containsExactly(key + ":s");
+		assertThat(other.isHeld()).isTrue();
+		assertThat(shared.isHeld()).isFalse();
+		provider.purge();
+		assertThat(inspector.lockIdRecords(key)).isEmpty();
+		assertThat(other.release()).isTrue();
+		provider.close();
+	}
+
+	private static LockRequest underId(String key, LockMode mode, String lockId) {
+		return new LockRequest(key, dev.distlock.core.internal.OwnerTokens.next(), Duration.ofSeconds(30), mode,
+				mode == LockMode.SHARED ? 3 : 1, OWNER, lockId, false);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void thePurgerLeavesLiveAndNoExpiryLocks(TestDatabase db) throws Exception {
 		String key = "purge-live:" + System.nanoTime();
 		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), JdbcLockSettings.defaults(),

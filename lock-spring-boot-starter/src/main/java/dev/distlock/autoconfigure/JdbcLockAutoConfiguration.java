@@ -3,6 +3,7 @@ package dev.distlock.autoconfigure;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -52,9 +53,12 @@ public final class JdbcLockAutoConfiguration {
 				|| (mode == DatabaseInitializationMode.EMBEDDED && EmbeddedDatabaseConnection.isEmbedded(dataSource))) {
 			provider.createSchema();
 		}
-		if (!provider.tableExists()) {
+		List<String> missing = provider.missingTables();
+		if (!missing.isEmpty()) {
+			String tables = missing.size() == 1 ? "the lock table '" + missing.get(0) + "' does not exist"
+					: "the lock tables '" + String.join("' and '", missing) + "' do not exist";
 			throw LockPropertyValues.invalid("jdbc.initialize-schema", "is " + mode.name().toLowerCase()
-					+ ", and the lock table '" + properties.getTable() + "' does not exist in " + database(dataSource)
+					+ ", and " + tables + " in " + database(dataSource)
 					+ ": set distributed-lock.jdbc.initialize-schema=always to create it at startup, or create it with "
 					+ "the DDL in " + provider.dialect().schemaResource() + " (docs/JDBC.md has it as a Flyway "
 					+ "migration)");

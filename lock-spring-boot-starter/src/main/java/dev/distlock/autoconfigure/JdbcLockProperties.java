@@ -13,12 +13,13 @@ import dev.distlock.jdbc.JdbcLockSettings;
 public class JdbcLockProperties extends DatabaseLockProperties {
 
 	/**
-	 * Table holding the locks, a plain SQL identifier; its fencing sequence is named after it with "_fence".
+	 * Table holding the locks, a plain SQL identifier; its lock-ID table is named after it with "_ids", its fencing
+	 * sequence with "_fence".
 	 */
 	private String table = JdbcLockSettings.defaults().table();
 
 	/**
-	 * When to create the lock table and its sequence at startup: embedded (only for an embedded database), always or
+	 * When to create the lock tables and the sequence at startup: embedded (only for an embedded database), always or
 	 * never.
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;

@@ -1,5 +1,7 @@
 package dev.distlock.autoconfigure;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 
 import javax.sql.DataSource;
@@ -96,9 +98,28 @@ class JdbcLockAutoConfigurationTest {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
 					.hasMessageContaining("distributed-lock.jdbc.initialize-schema")
-					.hasMessageContaining("'" + table + "' does not exist")
+					.hasMessageContaining("the lock tables '" + table + "' and '" + table + "_ids' do not exist")
 					.hasMessageContaining("PostgreSQL database jdbc:postgresql://")
 					.hasMessageContaining("initialize-schema=always");
+			});
+	}
+
+	@Test
+	void aLockTableWithoutItsLockIdTableFailsStartupNamingTheMissingOne() throws Exception {
+		String table = table();
+		DataSource dataSource = mariadb();
+		runner.withBean(DataSource.class, () -> dataSource)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> assertThat(context).hasNotFailed());
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("DROP TABLE " + table + "_ids");
+		}
+		runner.withBean(DataSource.class, () -> dataSource)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=never")
+			.run(context -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("is never, and the lock table '" + table + "_ids' does not exist in ");
 			});
 	}
 

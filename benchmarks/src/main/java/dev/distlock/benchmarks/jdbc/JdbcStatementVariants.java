@@ -33,9 +33,10 @@ final class JdbcStatementVariants {
 	static String current(JdbcDialect dialect, String field) {
 		try {
 			Class<?> type = Class.forName("dev.distlock.jdbc.LockStatements");
-			Constructor<?> constructor = type.getDeclaredConstructor(JdbcDialect.class, String.class, String.class);
+			Constructor<?> constructor = type.getDeclaredConstructor(JdbcDialect.class, String.class, String.class,
+					String.class);
 			constructor.setAccessible(true);
-			Object statements = constructor.newInstance(dialect, T, SEQ);
+			Object statements = constructor.newInstance(dialect, T, SEQ, T + "_ids");
 			Field f = type.getDeclaredField(field);
 			f.setAccessible(true);
 			return (String) f.get(statements);

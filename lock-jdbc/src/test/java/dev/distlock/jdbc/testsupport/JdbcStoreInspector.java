@@ -59,6 +59,14 @@ public final class JdbcStoreInspector {
 		return rows;
 	}
 
+	/** Every record of the lock-ID table under the key prefix, as {@code lockId/key/holder}. */
+	public List<String> lockIdRecords(String prefix) {
+		List<String> records = new ArrayList<>();
+		query("SELECT lock_id, lock_key, holder FROM " + table + "_ids WHERE lock_key LIKE ? ORDER BY lock_id, lock_key, "
+				+ "holder", prefix, rs -> records.add(rs.getString(1) + "/" + rs.getString(2) + "/" + rs.getString(3)));
+		return records;
+	}
+
 	private String now() {
 		return dialect == JdbcDialect.POSTGRESQL ? "clock_timestamp()" : "UTC_TIMESTAMP(6)";
 	}
