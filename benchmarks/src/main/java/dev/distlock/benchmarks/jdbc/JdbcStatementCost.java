@@ -237,7 +237,7 @@ public final class JdbcStatementCost {
 		}
 	}
 
-	private static void runCycle(Connection connection, Cycle cycle, String key, String token) throws SQLException {
+	static void runCycle(Connection connection, Cycle cycle, String key, String token) throws SQLException {
 		for (Step step : cycle.steps()) {
 			try (PreparedStatement statement = step.kind() == Kind.KEYS
 					? connection.prepareStatement(step.sql(), Statement.RETURN_GENERATED_KEYS)
