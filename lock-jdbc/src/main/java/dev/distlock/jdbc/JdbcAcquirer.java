@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -150,36 +151,16 @@ final class JdbcAcquirer {
 			}
 			throw ex;
 		}
-		if (fence != null && request.lockId() != null && !request.shared()) {
-			boolean recorded;
-			try {
-				recorded = recordLockId(request, bound);
-			}
-			catch (LockStoreException ex) {
-				// Not findable by its ID: released, whatever the record's statement did, and the acquire fails.
-				releaseUnknownGrant(request, bound, ex);
-				throw ex;
-			}
-			if (!recorded) {
-				logger.debug("Lock '" + request.key() + "' under a lock ID was gone before its ID was recorded");
-				return Optional.empty();
-			}
+		// Each step after the grant writes only while the key's row still carries it. One that fails is released
+		// all the same, whatever its statement did (a lock under an ID its ID cannot find, a provisional lease), and
+		// the acquire fails; one that finds the grant gone (forced, or by lock ID) means it was not granted after all.
+		if (fence != null && request.lockId() != null && !request.shared()
+				&& !afterGrant(request, bound, "its ID was recorded", () -> recordLockId(request, bound))) {
+			return Optional.empty();
 		}
-		if (fence != null && request.noExpiry()) {
-			boolean lasting;
-			try {
-				lasting = makeLasting(request, bound);
-			}
-			catch (LockStoreException ex) {
-				// The grant holds its provisional lease: released all the same, whatever the second statement did.
-				releaseUnknownGrant(request, bound, ex);
-				throw ex;
-			}
-			if (!lasting) {
-				// Taken away (forced, or by lock ID) between the two statements: not granted after all.
-				logger.debug("Lock '" + request.key() + "' without expiry was gone before it was made lasting");
-				return Optional.empty();
-			}
+		if (fence != null && request.noExpiry()
+				&& !afterGrant(request, bound, "it was made lasting", () -> makeLasting(request, bound))) {
+			return Optional.empty();
 		}
 		if (fence == null) {
 			return Optional.empty();
@@ -189,6 +170,22 @@ final class JdbcAcquirer {
 		boolean deletable = !request.shared() && !request.noExpiry() && request.lockId() == null && !seen.waiter;
 		return Optional.of(new JdbcLease(calls, request.key(), request.token(), request.shared(), fence,
 				start + leaseNanos, callTimeout, deletable));
+	}
+
+	/** A step after a grant: false when the grant was gone, its failure released and thrown. */
+	private boolean afterGrant(LockRequest request, long bound, String step, BooleanSupplier call) {
+		boolean done;
+		try {
+			done = call.getAsBoolean();
+		}
+		catch (LockStoreException ex) {
+			releaseUnknownGrant(request, bound, ex);
+			throw ex;
+		}
+		if (!done) {
+			logger.debug("Lock '" + request.key() + "' was gone before " + step);
+		}
+		return done;
 	}
 
 	/**
