@@ -154,7 +154,7 @@ final class JdbcAcquirer {
 		// Each step after the grant writes only while the key's row still carries it. One that fails is released
 		// all the same, whatever its statement did (a lock under an ID its ID cannot find, a provisional lease), and
 		// the acquire fails; one that finds the grant gone (forced, or by lock ID) means it was not granted after all.
-		if (fence != null && request.lockId() != null && !request.shared()
+		if (fence != null && recordsLockId(request)
 				&& !afterGrant(request, bound, "its ID was recorded", () -> recordLockId(request, bound))) {
 			return Optional.empty();
 		}
@@ -190,18 +190,26 @@ final class JdbcAcquirer {
 
 	/**
 	 * The lease the grant statement stores: the request's, or for a lock without expiry a provisional one of twice the
-	 * attempt's bound, made lasting by {@link #makeLasting} once the grant's reply is in. A grant whose reply never
+	 * attempt's bound (three times under a lock ID, whose record comes between), made lasting by {@link #makeLasting}
+	 * once the grant's reply is in. A grant whose reply never
 	 * comes (a statement held up past the client's bound, landing after every clean-up release) is then held by a
 	 * token nobody has only until that provisional lease ends, never indefinitely.
 	 */
 	private static long grantLeaseMillis(LockRequest request, long boundMillis) {
-		return request.noExpiry() ? 2 * boundMillis : TimeLimits.leaseMs("timeout", request.lease());
+		return request.noExpiry() ? (recordsLockId(request) ? 3 : 2) * boundMillis
+				: TimeLimits.leaseMs("timeout", request.lease());
+	}
+
+	/** Whether the grant is followed by the record of its lock ID (an exclusive grant under one). */
+	private static boolean recordsLockId(LockRequest request) {
+		return request.lockId() != null && !request.shared();
 	}
 
 	/**
 	 * Turns the provisional lease of a grant without expiry into none, if this token still holds it: the holder's
 	 * owner-checked extend (token, lease still running), so a late copy of it finds the provisional lease over and
-	 * changes nothing. Bounded by the attempt's own bound, so it ends before the provisional lease (twice that).
+	 * changes nothing. Bounded by the attempt's own bound, as is the lock ID's record before it, so both end before
+	 * the provisional lease does.
 	 */
 	private boolean makeLasting(LockRequest request, long boundMillis) {
 		return calls.extend(request.key(), request.token(), request.shared(), TimeLimits.NO_EXPIRY_MS, null,

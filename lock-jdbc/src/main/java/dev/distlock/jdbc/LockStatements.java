@@ -218,7 +218,7 @@ final class LockStatements {
 	 */
 	final String purgeLockIdCandidates;
 
-	/** Deletes one stale lock-ID record (lock ID, fencing token). */
+	/** Deletes one stale lock-ID record (lock ID, fencing token), if it is still stale. */
 	final String purgeLockIdRow;
 
 	/** The cheapest round trip. */
@@ -408,7 +408,11 @@ final class LockStatements {
 		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
 		this.purgeLockIdCandidates = "SELECT i.lock_id, i.fence FROM " + ids + " i WHERE NOT EXISTS (SELECT 1 FROM "
 				+ table + " t WHERE " + carried + ") LIMIT ? FOR UPDATE SKIP LOCKED";
-		this.purgeLockIdRow = "DELETE FROM " + ids + " WHERE lock_id = ? AND fence = ?";
+		// Checked again: on MariaDB the candidates' locking scan sees records committed after the start of its
+		// statement, while its subquery reads the lock table as of that start, so a record written since then can
+		// look stale there. A record is written only after its grant committed, so this later statement sees the grant.
+		this.purgeLockIdRow = "DELETE FROM " + ids + " WHERE lock_id = ? AND fence = ? AND NOT EXISTS (SELECT 1 FROM "
+				+ table + " t WHERE " + carried.replace("i.", ids + ".") + ")";
 	}
 
 	/**
