@@ -55,8 +55,10 @@ public final class JdbcLockAutoConfiguration {
 		}
 		List<String> missing = provider.missingTables();
 		if (!missing.isEmpty()) {
-			String tables = missing.size() == 1 ? "the lock table '" + missing.get(0) + "' does not exist"
-					: "the lock tables '" + String.join("' and '", missing) + "' do not exist";
+			String tables = missing.size() == 2
+					? "the lock table '" + missing.get(0) + "' does not exist, nor its lock-ID table '" + missing.get(1) + "',"
+					: missing.get(0).equals(properties.getTable()) ? "the lock table '" + missing.get(0) + "' does not exist"
+							: "the lock-ID table '" + missing.get(0) + "' does not exist";
 			throw LockPropertyValues.invalid("jdbc.initialize-schema", "is " + mode.name().toLowerCase()
 					+ ", and " + tables + " in " + database(dataSource)
 					+ ": set distributed-lock.jdbc.initialize-schema=always to create it at startup, or create it with "

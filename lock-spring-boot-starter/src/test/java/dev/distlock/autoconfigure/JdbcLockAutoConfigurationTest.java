@@ -98,7 +98,8 @@ class JdbcLockAutoConfigurationTest {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
 					.hasMessageContaining("distributed-lock.jdbc.initialize-schema")
-					.hasMessageContaining("the lock tables '" + table + "' and '" + table + "_ids' do not exist")
+					.hasMessageContaining("the lock table '" + table + "' does not exist, nor its lock-ID table '" + table
+							+ "_ids', in PostgreSQL database")
 					.hasMessageContaining("PostgreSQL database jdbc:postgresql://")
 					.hasMessageContaining("initialize-schema=always");
 			});
@@ -119,7 +120,7 @@ class JdbcLockAutoConfigurationTest {
 			.run(context -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
-					.hasMessageContaining("is never, and the lock table '" + table + "_ids' does not exist in ");
+					.hasMessageContaining("is never, and the lock-ID table '" + table + "_ids' does not exist in ");
 			});
 	}
 
