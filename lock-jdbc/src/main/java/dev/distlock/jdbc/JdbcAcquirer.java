@@ -151,18 +151,18 @@ final class JdbcAcquirer {
 			}
 			throw ex;
 		}
+		if (fence == null) {
+			return Optional.empty();
+		}
 		// Each step after the grant writes only while the key's row still carries it. One that fails is released
 		// all the same, whatever its statement did (a lock under an ID its ID cannot find, a provisional lease), and
 		// the acquire fails; one that finds the grant gone (forced, or by lock ID) means it was not granted after all.
-		if (fence != null && recordsLockId(request)
+		if (recordsLockId(request)
 				&& !afterGrant(request, bound, "its ID was recorded", () -> recordLockId(request, bound))) {
 			return Optional.empty();
 		}
-		if (fence != null && request.noExpiry()
+		if (request.noExpiry()
 				&& !afterGrant(request, bound, "it was made lasting", () -> makeLasting(request, bound))) {
-			return Optional.empty();
-		}
-		if (fence == null) {
 			return Optional.empty();
 		}
 		long leaseNanos = request.noExpiry() ? TimeLimits.MAX_LEASE.toNanos() : request.lease().toNanos();

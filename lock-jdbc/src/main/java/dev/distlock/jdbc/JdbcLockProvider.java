@@ -254,8 +254,9 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	}
 
 	/**
-	 * Deletes rows whose every lease ended more than the purge grace ago, by the database clock, in batches.
-	 * @return how many rows were deleted
+	 * Deletes rows whose every lease ended more than the purge grace ago, by the database clock, in batches, then the
+	 * lock-ID records whose lock no longer carries them.
+	 * @return how many lock rows were deleted
 	 */
 	public long purge() {
 		return maintenance.purge();

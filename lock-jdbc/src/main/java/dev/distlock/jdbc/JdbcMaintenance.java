@@ -16,6 +16,8 @@ import java.util.Locale;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.distlock.jdbc.LockDatabase.RowReader;
+
 /**
  * The schema and the purge. The DDL is the dialect's resource in the jar with the configured names filled in. The
  * purger deletes rows whose every lease ended more than the grace ago by the database clock, then the lock-ID records
@@ -113,44 +115,46 @@ final class JdbcMaintenance {
 		return false;
 	}
 
-	/** Deletes rows past the grace, batch by batch, until a batch finds fewer than a full batch. */
+	/**
+	 * Deletes rows past the grace, then the lock-ID records whose lock no longer carries them.
+	 * @return how many lock rows were deleted
+	 */
 	long purge() {
+		long grace = purgeGrace.toMillis();
+		long total = inBatches("purge", sql.purgeCandidates, new Object[] { grace, grace, settings.purgeBatch() },
+				rs -> new Object[] { rs.getString(1), rs.getString(2), grace }, sql.purgeRow);
+		if (total > 0) {
+			logger.debug("Purged " + total + " expired lock rows from '" + settings.table() + "'");
+		}
+		long records = inBatches("purge lock IDs", sql.purgeLockIdCandidates, new Object[] { settings.purgeBatch() },
+				rs -> new Object[] { rs.getString(1), rs.getLong(2) }, sql.purgeLockIdRow);
+		if (records > 0) {
+			logger.debug("Purged " + records + " stale lock-ID records from '" + settings.lockIdTable() + "'");
+		}
+		return total;
+	}
+
+	/**
+	 * Batch by batch, each one short transaction: picks the candidates (each read as the arguments of its delete) and
+	 * deletes them one by one, until a batch finds fewer than a full batch.
+	 * @return how many rows were deleted
+	 */
+	private long inBatches(String what, String candidates, Object[] candidateArgs, RowReader<Object[]> deleteArgs,
+			String delete) {
 		long total = 0;
 		int[] batch;
 		do {
-			batch = database.run(null, "purge", MAINTENANCE_MS, true, session -> {
-				long grace = purgeGrace.toMillis();
-				List<String[]> rows = session.query(sql.purgeCandidates,
-						rs -> new String[] { rs.getString(1), rs.getString(2) }, grace, grace, settings.purgeBatch());
+			batch = database.run(null, what, MAINTENANCE_MS, true, session -> {
+				List<Object[]> rows = session.query(candidates, deleteArgs, candidateArgs);
 				int deleted = 0;
-				for (String[] row : rows) {
-					deleted += session.update(sql.purgeRow, row[0], row[1], grace);
+				for (Object[] args : rows) {
+					deleted += session.update(delete, args);
 				}
 				return new int[] { deleted, rows.size() };
 			});
 			total += batch[0];
 		}
 		while (batch[1] >= settings.purgeBatch());
-		if (total > 0) {
-			logger.debug("Purged " + total + " expired lock rows from '" + settings.table() + "'");
-		}
-		long records = 0;
-		do {
-			batch = database.run(null, "purge lock IDs", MAINTENANCE_MS, true, session -> {
-				List<Object[]> rows = session.query(sql.purgeLockIdCandidates,
-						rs -> new Object[] { rs.getString(1), rs.getLong(2) }, settings.purgeBatch());
-				int deleted = 0;
-				for (Object[] row : rows) {
-					deleted += session.update(sql.purgeLockIdRow, row[0], row[1]);
-				}
-				return new int[] { deleted, rows.size() };
-			});
-			records += batch[0];
-		}
-		while (batch[1] >= settings.purgeBatch());
-		if (records > 0) {
-			logger.debug("Purged " + records + " stale lock-ID records from '" + settings.lockIdTable() + "'");
-		}
 		return total;
 	}
 

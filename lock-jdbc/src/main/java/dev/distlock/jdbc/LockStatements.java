@@ -388,16 +388,13 @@ final class LockStatements {
 				+ " WHERE lock_key = ? AND holder = ? AND token = ? AND lock_id = ?"
 				+ (dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_id, fence) DO NOTHING" : "");
 		this.carriesLockId = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND lock_id = ?";
-		// The record's grant is still the row's (its fencing token, owner token and ID): a lock released, taken over,
-		// cleared or granted again keeps no record that a lookup would follow.
-		String carried = "t.lock_key = i.lock_key AND t.holder = i.holder AND t.fence = i.fence AND t.token = i.token "
-				+ "AND t.lock_id = i.lock_id";
+		String stillCarried = carried("i");
 		StringBuilder joined = new StringBuilder();
 		for (String column : INFO_COLUMNS.split(", ")) {
 			joined.append(joined.isEmpty() ? "" : ", ").append("t.").append(column);
 		}
 		this.lockIdRows = "SELECT " + joined + ", " + dialect.microsUntil("t.expires_at") + " AS remaining_us FROM "
-				+ ids + " i JOIN " + table + " t ON " + carried + " WHERE i.lock_id = ? ORDER BY t.fence DESC";
+				+ ids + " i JOIN " + table + " t ON " + stillCarried + " WHERE i.lock_id = ? ORDER BY t.fence DESC";
 		this.clearExpiredLockId = "UPDATE " + table + " SET lock_id = NULL WHERE lock_key = ? AND holder = ? AND "
 				+ "lock_id = ? AND expires_at <= " + now;
 		this.renewExclusive = extendExclusive;
@@ -407,12 +404,12 @@ final class LockStatements {
 				+ now + ") LIMIT ? FOR UPDATE SKIP LOCKED";
 		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
 		this.purgeLockIdCandidates = "SELECT i.lock_id, i.fence FROM " + ids + " i WHERE NOT EXISTS (SELECT 1 FROM "
-				+ table + " t WHERE " + carried + ") LIMIT ? FOR UPDATE SKIP LOCKED";
+				+ table + " t WHERE " + stillCarried + ") LIMIT ? FOR UPDATE SKIP LOCKED";
 		// Checked again: on MariaDB the candidates' locking scan sees records committed after the start of its
 		// statement, while its subquery reads the lock table as of that start, so a record written since then can
 		// look stale there. A record is written only after its grant committed, so this later statement sees the grant.
 		this.purgeLockIdRow = "DELETE FROM " + ids + " WHERE lock_id = ? AND fence = ? AND NOT EXISTS (SELECT 1 FROM "
-				+ table + " t WHERE " + carried.replace("i.", ids + ".") + ")";
+				+ table + " t WHERE " + carried(ids) + ")";
 	}
 
 	/**
@@ -445,6 +442,16 @@ final class LockStatements {
 				+ tag + ") ELSE '' END, CASE WHEN " + named + " THEN waiter || chr("
 				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
 				+ " THEN waiter END";
+	}
+
+	/**
+	 * The lock row {@code t} still carries the grant of the lock-ID record {@code records} (its fencing token, owner
+	 * token and ID): a lock released, taken over, cleared or granted again keeps no record that a lookup would follow.
+	 */
+	private static String carried(String records) {
+		String r = records + ".";
+		return "t.lock_key = " + r + "lock_key AND t.holder = " + r + "holder AND t.fence = " + r + "fence AND t.token = "
+				+ r + "token AND t.lock_id = " + r + "lock_id";
 	}
 
 	/** A mark in the column carries a listener's tag ({@link PostgresListener#mark}): the {@code .} after it. */
