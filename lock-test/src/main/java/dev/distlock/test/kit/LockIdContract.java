@@ -170,6 +170,56 @@ public interface LockIdContract {
 	}
 
 	@Test
+	default void unlockAndRenewByIdLeaveAloneWhoeverHoldsAKeyAfterTheIdsLockThereEnded() throws Exception {
+		assumeLockIds();
+		String id = LockTemplate.newLockId();
+		String prefix = kitPrefix();
+		LockGroup group = kitTemplate().group(id);
+		LockHandle released = group.lock("released", lease(LONG));
+		LockHandle expired = group.lock("expired", lease(SHORT));
+		LockHandle sharedReleased = group.lockShared("shared", 2, lease(LONG));
+		group.lockShared("kept", 2, lease(LONG));
+		group.lock("again", lease(LONG)).release();
+		LockHandle again = group.lock("again", lease(LONG));
+		released.release();
+		sharedReleased.release();
+		Thread.sleep(PAST_SHORT.toMillis());
+		assertThat(expired.isHeld()).isFalse();
+
+		// The keys change hands: without an ID, under another ID, and a reader without an ID.
+		LockTemplate other = anotherProcess();
+		LockHandle plainNext = other.acquire("released", lease(MEDIUM));
+		LockHandle otherIdNext = other.group(LockTemplate.newLockId()).lock("expired", lease(MEDIUM));
+		LockHandle readerNext = other.acquire("shared", LockOptions.builder().timeout(MEDIUM).shared(2).build());
+
+		// Renewing the ID reaches only the locks it still holds; the next holders keep their own lease.
+		LockRenewal renewal = other.renew(id, LONG);
+		assertThat(renewal.renewed()).extracting(LockInfo::key)
+			.containsExactlyInAnyOrder(prefix + "kept", prefix + "again");
+		StatusQuery held = StatusQuery.held().withKeyPrefix(prefix);
+		List<LockInfo> nextHolders = kitStatus(held).stream().filter(info -> !id.equals(info.lockId())).toList();
+		assertThat(nextHolders).extracting(LockInfo::key)
+			.containsExactlyInAnyOrder(prefix + "expired", prefix + "released", prefix + "shared");
+		assertThat(nextHolders).allSatisfy(info -> assertThat(info.remaining()).isLessThanOrEqualTo(MEDIUM));
+
+		// Unlocking it releases those two, each once, and nothing of the next holders.
+		assertThat(other.unlock(id)).extracting(LockInfo::key)
+			.containsExactlyInAnyOrder(prefix + "kept", prefix + "again");
+		assertThat(kitTemplate().isLocked("again") || kitTemplate().isLocked("kept")).isFalse();
+		assertThatThrownBy(again::release).isInstanceOf(LockReleaseException.class);
+		assertThat(List.of(plainNext, otherIdNext, readerNext)).allMatch(LockHandle::isHeld);
+		assertThat(kitTemplate().tryAcquire("released", lease(LONG))).isEmpty();
+		assertThat(kitTemplate().tryAcquire("expired", lease(LONG))).isEmpty();
+		assertThat(kitTemplate().tryAcquire("shared", lease(LONG))).isEmpty();
+		assertThat(kitStatus(held.withLockId(id))).isEmpty();
+		assertThat(other.unlock(id)).isEmpty();
+		plainNext.release();
+		otherIdNext.release();
+		readerNext.release();
+		assertThat(kitStatus(held)).isEmpty();
+	}
+
+	@Test
 	default void aKeyCannotHoldTwoSharedLocksOfOneId() {
 		assumeLockIds();
 		String id = LockTemplate.newLockId();
