@@ -73,14 +73,18 @@ final class JdbcMaintenance {
 		return statements;
 	}
 
-	/** Creates the tables and the sequence if they do not exist. */
+	/**
+	 * Creates the tables and the sequence if they do not exist, and records the grants under a lock ID that earlier
+	 * versions made without a record.
+	 */
 	void createSchema() {
-		database.run(null, "create the lock table '" + settings.table() + "'", MAINTENANCE_MS, false, session -> {
-			for (String statement : schema(database.dialect(), settings)) {
-				session.update(statement);
-			}
-			return null;
-		});
+		String operation = "create the lock table '" + settings.table() + "'";
+		for (String statement : schema(database.dialect(), settings)) {
+			// The DDL in autocommit; the records of earlier versions' grants in one READ COMMITTED transaction, whose
+			// read of the lock table takes no locks on MariaDB (its default level would lock every row it reads).
+			boolean records = statement.startsWith("INSERT");
+			database.run(null, operation, MAINTENANCE_MS, records, session -> session.update(statement));
+		}
 	}
 
 	/**

@@ -37,4 +37,9 @@ CREATE TABLE IF NOT EXISTS ${table}_ids (
   holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   PRIMARY KEY (lock_id, fence)
 ) ENGINE = InnoDB;
+-- Locks granted under an ID by a version without ${table}_ids (before 2026-11-28, evening) are recorded here, so
+-- that unlock and renewal by ID find them; a grant recorded already is left as it is, so a later run adds nothing. It
+-- reads the lock table once (a few rows: one per key and shared holder still there), without locking it.
+INSERT IGNORE INTO ${table}_ids (lock_id, fence, token, lock_key, holder)
+  SELECT lock_id, fence, token, lock_key, holder FROM ${table} WHERE lock_id IS NOT NULL AND token IS NOT NULL;
 CREATE SEQUENCE IF NOT EXISTS ${sequence} ENGINE = InnoDB;

@@ -183,6 +183,39 @@ class JdbcStoreTest {
 		provider.close();
 	}
 
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void creatingTheSchemaRecordsTheGrantsAnEarlierVersionMadeUnderALockIdSoTheIdFindsThem(TestDatabase db)
+			throws Exception {
+		String key = "lock-id-upgrade:" + System.nanoTime();
+		String id = "upgrade-" + System.nanoTime();
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
+		Lease exclusive = provider.tryAcquire(underId(key + ":x", LockMode.EXCLUSIVE, id)).orElseThrow();
+		LockRequest sharedRequest = underId(key + ":s", LockMode.SHARED, id);
+		Lease shared = provider.tryAcquire(sharedRequest).orElseThrow();
+		Lease plain = provider.tryAcquire(exclusive(key + ":plain", Duration.ofSeconds(30))).orElseThrow();
+		// As a version without the lock-ID table left them: held under the ID, without a record.
+		try (java.sql.Connection connection = db.dataSource().getConnection();
+				java.sql.PreparedStatement delete = connection
+					.prepareStatement("DELETE FROM distributed_locks_ids WHERE lock_id = ?")) {
+			delete.setString(1, id);
+			assertThat(delete.executeUpdate()).isEqualTo(2);
+		}
+		assertThat(provider.renew(id, Duration.ofSeconds(60)).renewed()).isEmpty();
+
+		provider.createSchema();
+		assertThat(inspector.lockIdRecords(key)).containsExactly(id + "/" + key + ":s/" + sharedRequest.token(),
+				id + "/" + key + ":x/");
+		provider.createSchema();
+		assertThat(inspector.lockIdRecords(key)).hasSize(2);
+		assertThat(provider.unlock(id)).extracting(LockInfo::key).containsExactlyInAnyOrder(key + ":x", key + ":s");
+		assertThat(exclusive.isHeld() || shared.isHeld()).isFalse();
+		assertThat(plain.isHeld()).isTrue();
+		assertThat(plain.release()).isTrue();
+		provider.close();
+	}
+
 	private static int deleteRecord(TestDatabase db, LockStatements sql, String id, long fence) throws Exception {
 		try (java.sql.Connection connection = db.dataSource().getConnection();
 				java.sql.PreparedStatement delete = connection.prepareStatement(sql.purgeLockIdRow)) {
