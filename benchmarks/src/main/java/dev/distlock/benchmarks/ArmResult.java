@@ -38,6 +38,12 @@ final class ArmResult {
 
 	final Map<Integer, ContentionResult> contention = new LinkedHashMap<>();
 
+	/**
+	 * Sequential scans of the arm's lock table during its windows, by phase ("1 thread", "8 threads", "8 clients", ...),
+	 * on PostgreSQL only.
+	 */
+	final Map<String, Long> seqScans = new LinkedHashMap<>();
+
 	/** Connection figures of the uncontended runs, by thread count (the highest of the rounds), for arms with a pool. */
 	final Map<Integer, Connections> uncontendedConnections = new LinkedHashMap<>();
 

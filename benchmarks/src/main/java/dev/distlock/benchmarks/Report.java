@@ -275,6 +275,21 @@ final class Report {
 			}
 		}
 		line("");
+		if (results.all().stream().anyMatch(arm -> !arm.seqScans.isEmpty())) {
+			line("Sequential scans of each arm's table during its windows (`pg_stat_user_tables.seq_scan`): a statement by "
+					+ "key that scans runs a plan cached while the table looked empty or tiny (docs/JDBC.md, \"The "
+					+ "planner and a churning table\"); thousands mean the arm's figures include them.");
+			line("");
+			for (ArmResult arm : results.all()) {
+				if (!arm.seqScans.isEmpty()) {
+					line("- " + arm.name + ": " + arm.seqScans.entrySet()
+						.stream()
+						.map(entry -> entry.getKey() + " " + String.format(java.util.Locale.ROOT, "%,d", entry.getValue()))
+						.collect(Collectors.joining(", ")));
+				}
+			}
+			line("");
+		}
 	}
 
 	/** The arm's acquisitions per second with {@code clients} on one key, NaN when it has none. */

@@ -17,6 +17,7 @@ import dev.distlock.benchmarks.harness.LockArm;
 import dev.distlock.benchmarks.harness.LockClient;
 import dev.distlock.benchmarks.harness.MemoryPerLock;
 import dev.distlock.benchmarks.jdbc.BenchmarkDatabase;
+import dev.distlock.benchmarks.jdbc.JdbcArm;
 import dev.distlock.benchmarks.harness.Uncontended;
 import dev.distlock.benchmarks.redis.RedisStats;
 
@@ -124,8 +125,10 @@ final class SuiteRunner {
 					if (gauge != null) {
 						gauge.mark();
 					}
+					long scans = seqScans(arms.get(i));
 					sums[i] += Uncontended.cyclesPerSecond(client, prefix(arms.get(i), arms), threads,
 							settings.window().dividedBy(ROUNDS));
+					countScans(arms.get(i), results.get(i), threads + (threads == 1 ? " thread" : " threads"), scans);
 					if (gauge != null) {
 						ArmResult.Connections seen = new ArmResult.Connections(gauge.maxInUse(), gauge.maxWaitMillis(),
 								-1, Double.NaN);
@@ -196,6 +199,7 @@ final class SuiteRunner {
 			ConnectionGauge gauge = arm.connections();
 			long[] server = { -1 };
 			long[] statementCount = { 0, 0 };
+			long[] scans = { -1 };
 			ContentionResult contention = Contention.run(arm::newClient, count, keyPrefix + ":c" + count,
 					settings.contentionWarmup(), settings.window(), () -> {
 						if (redisStats != null && count == 8) {
@@ -207,12 +211,14 @@ final class SuiteRunner {
 						}
 						if (database != null) {
 							statementCount[0] = database.statements();
+							scans[0] = seqScans(arm);
 						}
 					}, () -> {
 						if (database != null) {
 							statementCount[1] = database.statements();
 						}
 					});
+			countScans(arm, result, count + " clients", scans[0]);
 			result.contention.put(count, contention);
 			if (gauge != null) {
 				// The statements of each client's last cycle, which ends after the window, are counted too.
@@ -230,6 +236,22 @@ final class SuiteRunner {
 		}
 		catch (RuntimeException ex) {
 			failed(result, ex);
+		}
+	}
+
+	/** The sequential scans of the arm's lock table so far, or -1 when not counted (not JDBC, not PostgreSQL). */
+	private long seqScans(LockArm arm) {
+		return database != null && arm instanceof JdbcArm jdbc ? database.seqScans(jdbc.table()) : -1;
+	}
+
+	/**
+	 * Adds the scans since {@code before} to the phase's count. Backends report them within seconds, so a phase may
+	 * count a few of the one before it; what matters is whether they run to thousands.
+	 */
+	private void countScans(LockArm arm, ArmResult result, String phase, long before) {
+		long now = seqScans(arm);
+		if (before >= 0 && now >= 0) {
+			result.seqScans.merge(phase, now - before, Long::sum);
 		}
 	}
 

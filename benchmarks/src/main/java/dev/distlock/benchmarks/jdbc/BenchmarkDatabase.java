@@ -208,6 +208,20 @@ public final class BenchmarkDatabase implements AutoCloseable {
 				: "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'QUESTIONS'"));
 	}
 
+	/**
+	 * On PostgreSQL, the sequential scans of {@code table} so far ({@code pg_stat_user_tables.seq_scan}, which each
+	 * backend reports at most once a second, and within seconds once idle); -1 on MariaDB, whose InnoDB tables are
+	 * clustered on the primary key, so a lookup by key never scans. A statement by key that scans its table runs a
+	 * plan the planner chose while the table looked empty or tiny (docs/JDBC.md, "The planner and a churning table").
+	 */
+	public long seqScans(String table) {
+		if (dialect != JdbcDialect.POSTGRESQL) {
+			return -1;
+		}
+		return Long.parseLong(query("SELECT COALESCE(sum(seq_scan), 0) FROM pg_stat_user_tables WHERE relname = '"
+				+ table + "'"));
+	}
+
 	/** Empties the server's per-statement figures, before {@link #statementTimes(int)}. */
 	public void resetStatementTimes() {
 		execute(dialect == JdbcDialect.POSTGRESQL ? "SELECT pg_stat_statements_reset()"
