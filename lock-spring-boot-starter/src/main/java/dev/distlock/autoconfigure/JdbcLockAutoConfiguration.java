@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -22,7 +23,8 @@ import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.jdbc.JdbcLockSettings;
 
 /**
- * The JDBC provider (PostgreSQL, MySQL/MariaDB), on the application's single {@link DataSource}. At startup it
+ * The JDBC provider (PostgreSQL, MySQL/MariaDB), on the {@link DataSource} qualified
+ * {@link DistributedLockDataSource} or else the application's single (or primary) one. At startup it
  * creates the lock table as {@code jdbc.initialize-schema} says, in Spring Boot's style, and fails with a report
  * naming the table, the database and that property when the table is missing. Runs after distlock's Redis and MongoDB
  * auto-configurations, so {@code provider=auto} prefers those stores when they are configured.
@@ -38,13 +40,34 @@ import dev.distlock.jdbc.JdbcLockSettings;
 public final class JdbcLockAutoConfiguration {
 
 	/**
-	 * The provider, unless the application has its own {@link LockProvider}; the table is checked (and created when
-	 * asked) before it is returned, so a missing table fails startup.
+	 * The provider on the data source qualified {@link DistributedLockDataSource}, when the application has one,
+	 * unless it has its own {@link LockProvider}.
+	 */
+	@Bean(initMethod = "start", destroyMethod = "close")
+	@ConditionalOnMissingBean(LockProvider.class)
+	@ConditionalOnBean(annotation = DistributedLockDataSource.class)
+	JdbcLockProvider jdbcLockProviderOnItsOwnDataSource(@DistributedLockDataSource DataSource dataSource,
+			JdbcLockProperties properties, ObjectProvider<LockThreads> threads) {
+		return provider(dataSource, properties, threads);
+	}
+
+	/**
+	 * The provider on the application's single data source (or its primary one), unless it has its own
+	 * {@link LockProvider} or a data source qualified {@link DistributedLockDataSource}.
 	 */
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean(LockProvider.class)
 	@ConditionalOnSingleCandidate(DataSource.class)
 	JdbcLockProvider jdbcLockProvider(DataSource dataSource, JdbcLockProperties properties,
+			ObjectProvider<LockThreads> threads) {
+		return provider(dataSource, properties, threads);
+	}
+
+	/**
+	 * The provider; the table is checked (and created when asked) before it is returned, so a missing table fails
+	 * startup.
+	 */
+	private static JdbcLockProvider provider(DataSource dataSource, JdbcLockProperties properties,
 			ObjectProvider<LockThreads> threads) {
 		JdbcLockProvider provider = new JdbcLockProvider(dataSource, settings(properties));
 		threads.ifAvailable(own -> provider.purgeScheduler(own.scheduler()));

@@ -77,6 +77,54 @@ class JdbcLockAutoConfigurationTest {
 	}
 
 	@Test
+	void aDataSourceQualifiedForTheLocksIsTheOneTheProviderUsesBesideThePrimaryOne() throws Exception {
+		String table = table();
+		runner.withUserConfiguration(TwoDataSources.class)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBeansOfType(JdbcLockProvider.class)).hasSize(1);
+				JdbcLockProvider provider = context.getBean(JdbcLockProvider.class);
+				assertThat(provider.dialect()).isEqualTo(JdbcDialect.MARIADB);
+				LockTemplate template = context.getBean(LockTemplate.class);
+				LockHandle handle = template.acquire("own-pool", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
+				assertThat(rows(mariadb(), table)).isOne();
+				handle.release();
+			});
+		// The primary data source (PostgreSQL) was left alone: no table was created there.
+		try (Connection connection = postgres().getConnection();
+				java.sql.ResultSet tables = connection.getMetaData().getTables(null, null, table, null)) {
+			assertThat(tables.next()).isFalse();
+		}
+	}
+
+	private static int rows(DataSource dataSource, String table) throws Exception {
+		try (Connection connection = dataSource.getConnection();
+				Statement statement = connection.createStatement();
+				java.sql.ResultSet rs = statement.executeQuery("SELECT COUNT(*) FROM " + table)) {
+			rs.next();
+			return rs.getInt(1);
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoDataSources {
+
+		@Bean
+		@org.springframework.context.annotation.Primary
+		DataSource applicationDataSource() {
+			return postgres();
+		}
+
+		@Bean
+		@DistributedLockDataSource
+		DataSource lockDataSource() {
+			return mariadb();
+		}
+
+	}
+
+	@Test
 	void providerJdbcPicksItExplicitlyOnMariaDb() {
 		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::mariadb)
 			.withPropertyValues("distributed-lock.provider=jdbc", "distributed-lock.jdbc.table=" + table(),
