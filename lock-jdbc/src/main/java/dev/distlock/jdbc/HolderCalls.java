@@ -3,6 +3,8 @@ package dev.distlock.jdbc;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +33,17 @@ final class HolderCalls {
 	 * row. A rolled-back call applied nothing, so running it again gives the answer a healthy store gives.
 	 */
 	private static final int DEADLOCK_ATTEMPTS = 5;
+
+	/** How many keys {@link #rowsThere} holds at most; it starts afresh when full. */
+	private static final int ROWS_THERE = 1024;
+
+	/**
+	 * Keys whose row this provider granted or found there, less those whose row its own release deleted: on
+	 * PostgreSQL an exclusive attempt on a key not here tries the plain insert first ({@link JdbcAcquirer}). A key
+	 * whose row went otherwise (expired and purged, released by another JVM) stays until the set starts afresh; its
+	 * attempts then go straight to the upsert, which grants an absent row as well.
+	 */
+	private final Set<String> rowsThere = ConcurrentHashMap.newKeySet();
 
 	HolderCalls(LockDatabase database, LockStatements sql, Wakeups wakeups, String channel) {
 		this.database = database;
@@ -108,10 +121,23 @@ final class HolderCalls {
 		return released;
 	}
 
+	/** Whether the key's row is known to be there (see {@link #rowsThere}). */
+	boolean rowKnown(String key) {
+		return rowsThere.contains(key);
+	}
+
+	/** The key's row is there: granted, or found by an insert that wrote nothing. */
+	void rowThere(String key) {
+		if (rowsThere.size() >= ROWS_THERE) {
+			rowsThere.clear();
+		}
+		rowsThere.add(key);
+	}
+
 	/**
 	 * The holder's own release of a plain exclusive lock (a lease, no lock ID, see {@link JdbcLease}): one statement
-	 * that deletes the key row ({@link LockStatements#deleteExclusive}, with its NOTIFY on PostgreSQL). When it deletes
-	 * nothing, the row is released as {@link #release} does (a live waiting writer's mark keeps it), and when that
+	 * that deletes the key row ({@link LockStatements#deleteExclusive}) unless a waiter marked it since the grant. When
+	 * it deletes nothing, the row is released as {@link #release} does (notifying the waiters), and when that
 	 * releases nothing either, the row is read ({@link LockStatements#releaseState}): this token's release mark is a
 	 * replay of that release; a row gone, or written by a later grant, is a replay of this holder's delete while its
 	 * lease still runs as this JVM counts it ({@code leaseEndNanos}). Nobody else deletes a key row before its lease
@@ -126,17 +152,13 @@ final class HolderCalls {
 		@Nullable String[] named = new String[1];
 		boolean released = run(key, "release", boundMillis, false, session -> {
 			named[0] = null; // a run again after a rolled-back one starts afresh
-			int rows;
-			if (session.dialect() == JdbcDialect.POSTGRESQL) {
-				List<@Nullable String> notified = session.query(sql.deleteExclusiveNotifying, HolderCalls::namedWaiter,
-						key, token, channel);
-				rows = notified.size();
-				named[0] = firstNamed(notified);
+			// A row a waiter marked is kept and released by clearExclusive, which notifies: the delete never has to.
+			int rows = session.update(sql.deleteExclusive, key, token);
+			if (rows > 0) {
+				rowsThere.remove(key);
+				return true;
 			}
-			else {
-				rows = session.update(sql.deleteExclusive, key, token);
-			}
-			if (rows > 0 || clearExclusive(session, key, token, token, true, named) > 0) {
+			if (clearExclusive(session, key, token, token, true, named) > 0) {
 				return true;
 			}
 			List<Integer> state = session.query(sql.releaseState, rs -> rs.getInt(1), token, fencingToken, key);

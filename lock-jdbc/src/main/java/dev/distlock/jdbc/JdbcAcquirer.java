@@ -235,10 +235,25 @@ final class JdbcAcquirer {
 		String owner = text(request.owner().owner());
 		String host = text(request.owner().host());
 		if (sql.acquireExclusive != null) {
-			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state.
-			long[] granted = database.run(request.key(), "acquire", bound, false,
-					session -> session.returningTwo(sql.acquireExclusive, request.key(), request.token(), owner, host,
-							request.lockId(), leaseMs, nominalLease));
+			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state. A key whose row this
+			// provider does not know to be there gets the plain insert first: a plain release deletes the row, so it
+			// is usually absent, and the server starts the insert up at a fraction of the upsert's cost. A row found
+			// there, or granted, makes the key known, and the upsert grants or refuses as always (on the same
+			// connection, after an insert that wrote nothing).
+			String key = request.key();
+			boolean insertFirst = !calls.rowKnown(key);
+			long[] granted = database.run(key, "acquire", bound, false, session -> {
+				if (insertFirst) {
+					Long fence = session.returning(sql.insertExclusive, key, request.token(), owner, host,
+							request.lockId(), leaseMs, nominalLease);
+					if (fence != null) {
+						return new long[] { fence, 0 };
+					}
+				}
+				return session.returningTwo(sql.acquireExclusive, key, request.token(), owner, host, request.lockId(),
+						leaseMs, nominalLease);
+			});
+			calls.rowThere(key);
 			if (granted == null) {
 				return null;
 			}

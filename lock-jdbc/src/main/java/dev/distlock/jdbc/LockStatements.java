@@ -39,10 +39,13 @@ final class LockStatements {
 	final @Nullable String grantExclusive;
 
 	/**
-	 * On MySQL/MariaDB, exclusive grant by inserting the key row; a row already there makes it write nothing. Null on
-	 * PostgreSQL, as {@link #grantExclusive}.
+	 * Exclusive grant by inserting the key row; a row already there makes it write nothing. Its arguments are the key,
+	 * token, owner, host, lock ID, lease and nominal lease. On PostgreSQL it returns the fencing token when it
+	 * inserted; it is the first attempt on a key whose row the provider has not found there lately
+	 * ({@link JdbcAcquirer}), as the server starts it up at a fraction of {@link #acquireExclusive}'s cost (no
+	 * conflict action to build), and {@link #acquireExclusive} follows when it wrote nothing.
 	 */
-	final @Nullable String insertExclusive;
+	final String insertExclusive;
 
 	/**
 	 * On PostgreSQL, the whole exclusive attempt in one statement: the insert of the key row, or on conflict the
@@ -68,18 +71,16 @@ final class LockStatements {
 	final String extendExclusive;
 
 	/**
-	 * The holder's release of a plain exclusive lock (with a lease, no lock ID): deletes the key row while this token
-	 * holds it live and no live waiting writer's mark is on it (a marked row is kept, released by
-	 * {@link #releaseExclusive}, so the mark keeps refusing new shared holders); arguments key and token. It leaves no
-	 * release mark: a replay reads {@link #releaseState}.
+	 * The holder's release of a plain exclusive lock (with a lease, no lock ID) whose grant saw no waiter: deletes the
+	 * key row while this token holds it live and no waiter needs it kept, else deletes nothing (the row is then
+	 * released by {@link #releaseExclusive}); arguments key and token. On MySQL/MariaDB a live waiting writer's mark
+	 * keeps the row (so the mark keeps refusing new shared holders). On PostgreSQL so does any waiter's mark, live or
+	 * ended within {@link JdbcAcquisition#NOTIFY_GRACE}: exactly the rows whose release notifies
+	 * ({@link #releaseExclusiveNotifying}), so this statement has nobody to notify and carries no {@code RETURNING},
+	 * whose projection the server would build on every call. It leaves no release mark: a replay reads
+	 * {@link #releaseState}.
 	 */
 	final String deleteExclusive;
-
-	/**
-	 * On PostgreSQL, {@link #deleteExclusive} and the NOTIFY of the release in one statement, as
-	 * {@link #releaseExclusiveNotifying}; the last argument is the channel. Null on MySQL/MariaDB.
-	 */
-	final @Nullable String deleteExclusiveNotifying;
 
 	/**
 	 * After a holder's release found nothing to release: 1 when the key row carries this token's release mark, 0 when
@@ -269,7 +270,9 @@ final class LockStatements {
 					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence, CASE WHEN "
 					+ "t.waiter_until > " + now + " THEN 1 ELSE 0 END AS waited";
 			this.grantExclusive = null;
-			this.insertExclusive = null;
+			this.insertExclusive = "INSERT INTO " + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, "
+					+ "fence, acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", "
+					+ now + ", " + plus + ", ?, " + epoch + ") ON CONFLICT (lock_key, holder) DO NOTHING RETURNING fence";
 		}
 		else {
 			// The replay condition is evaluated once, in the first assignment, into a session variable the later
@@ -307,10 +310,10 @@ final class LockStatements {
 		this.releaseExclusiveAnyway = clearExclusive;
 		this.releaseExclusiveNotifying = notifying(dialect, releaseExclusive);
 		this.releaseExclusiveAnywayNotifying = notifying(dialect, releaseExclusiveAnyway);
-		// The filter of the live writer mark, written so that a row with no mark (NULL columns) passes it.
+		// The filter of the mark that keeps the row, written so that a row with no mark (NULL columns) passes it.
 		this.deleteExclusive = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live
-				+ " AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now + ")";
-		this.deleteExclusiveNotifying = notifying(dialect, deleteExclusive);
+				+ (dialect == JdbcDialect.POSTGRESQL ? " AND (waiter_until IS NULL OR waiter_until <= " + notifyUntil(dialect) + ")"
+						: " AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now + ")");
 		this.releaseState = "SELECT CASE WHEN released = ? THEN 1 WHEN fence = ? THEN 0 ELSE 2 END FROM " + table
 				+ " WHERE lock_key = ? AND holder = ''";
 		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND released = ?";
@@ -436,12 +439,17 @@ final class LockStatements {
 		// tuplestore and scan on every release (issue 22).
 		String named = liveWriterMark(dialect);
 		int tag = PostgresListener.TAG_LENGTH;
-		return update + " RETURNING CASE WHEN waiter_until > " + dialect.now() + " - INTERVAL '"
-				+ JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds' THEN pg_notify(? || CASE WHEN " + named + " AND "
+		return update + " RETURNING CASE WHEN waiter_until > " + notifyUntil(dialect) + " THEN pg_notify(? || CASE WHEN "
+				+ named + " AND "
 				+ tagged("waiter") + " AND octet_length(left(waiter, " + tag + ")) = " + tag + " THEN '_' || left(waiter, "
 				+ tag + ") ELSE '' END, CASE WHEN " + named + " THEN waiter || chr("
 				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
 				+ " THEN waiter END";
+	}
+
+	/** A waiter's mark that ended after this is recent enough for a release to notify (PostgreSQL). */
+	private static String notifyUntil(JdbcDialect dialect) {
+		return dialect.now() + " - INTERVAL '" + JdbcAcquisition.NOTIFY_GRACE.toSeconds() + " seconds'";
 	}
 
 	/**

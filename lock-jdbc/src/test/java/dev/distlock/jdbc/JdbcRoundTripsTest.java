@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How many statements the hot calls send, counted on the connections the provider borrows: an exclusive attempt is
- * one statement on PostgreSQL whether it inserts, grants or is refused, and on MariaDB when the key has no row (as a
- * plain release deletes it); an exclusive release is one round trip on both databases, so an uncontended cycle is
+ * one statement on PostgreSQL whether it inserts, grants or is refused (two the first time it finds a row there that
+ * it did not know of), and on MariaDB when the key has no row (as a plain release deletes it); an exclusive release is one round trip on both databases, so an uncontended cycle is
  * two (on PostgreSQL the release and its NOTIFY are one statement; that the NOTIFY is
  * delivered, {@link PostgresListenerTest} shows); a refused waiting writer's mark hands back the lease left in the same
  * statement, and on PostgreSQL its later attempts carry the mark, rewritten only when half its time has run out.
@@ -114,6 +114,46 @@ class JdbcRoundTripsTest {
 			assertThat(second.fencingToken()).isGreaterThan(kept.fencingToken());
 			assertThat(kept.fencingToken()).isGreaterThan(first.fencingToken());
 			assertThat(second.release()).isTrue();
+			provider.close();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aKeyAnotherProcessHoldsCostsTheFirstAttemptTheInsertThatFindsItsRowThenOnlyTheUpsertOnPostgres(
+			TestDatabase db) {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults());
+			JdbcLockProvider other = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			String key = "trips:other:" + System.nanoTime();
+			Lease held = other.tryAcquire(request(key)).orElseThrow();
+
+			statements.set(0);
+			assertThat(provider.tryAcquire(request(key))).isEmpty();
+			assertThat(statements).as("the insert, then the upsert (MariaDB: the insert, then the grant)").hasValue(2);
+			statements.set(0);
+			assertThat(provider.tryAcquire(request(key))).isEmpty();
+			assertThat(statements).as("the key known: the upsert alone (MariaDB: as before)")
+				.hasValue(db.dialect() == JdbcDialect.POSTGRESQL ? 1 : 2);
+
+			// Released by its holder, the row is gone; the key is still known here, and the upsert grants it.
+			assertThat(held.release()).isTrue();
+			statements.set(0);
+			Lease mine = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(statements).hasValue(1);
+			assertThat(mine.fencingToken()).isGreaterThan(held.fencingToken());
+			// This provider's own deleting release forgets the key: the next attempt inserts.
+			assertThat(mine.release()).isTrue();
+			statements.set(0);
+			Lease again = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(statements).hasValue(1);
+			assertThat(again.fencingToken()).isGreaterThan(mine.fencingToken());
+			assertThat(again.release()).isTrue();
+			assertThat(provider.isLocked(key)).isFalse();
+			other.close();
 			provider.close();
 		}
 	}

@@ -114,15 +114,15 @@ public final class JdbcIndexCost {
 	/** The provider's plain exclusive lock on the table: its grant (an insert of the key row) and deleting release. */
 	private static Cycle providerCycle(boolean postgres, String table, String name) {
 		JdbcDialect dialect = postgres ? JdbcDialect.POSTGRESQL : JdbcDialect.MARIADB;
-		String grant = JdbcStatementVariants.current(dialect, postgres ? "acquireExclusive" : "insertExclusive")
+		String grant = JdbcStatementVariants.current(dialect, "insertExclusive")
 			.replace("INTO " + TABLE + " ", "INTO " + table + " ");
-		String release = JdbcStatementVariants.current(dialect, postgres ? "deleteExclusiveNotifying" : "deleteExclusive")
+		String release = JdbcStatementVariants.current(dialect, "deleteExclusive")
 			.replace("FROM " + TABLE + " ", "FROM " + table + " ");
 		long lease = JdbcStatementVariants.LEASE;
 		Args grantArgs = (k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, lease, lease };
-		Args releaseArgs = postgres ? (k, t) -> new Object[] { k, t, TABLE } : (k, t) -> new Object[] { k, t };
+		Args releaseArgs = (k, t) -> new Object[] { k, t };
 		return new Cycle(name, "", List.of(JdbcStatementVariants.step(grant, 0, postgres ? Kind.QUERY : Kind.KEYS, grantArgs),
-				JdbcStatementVariants.step(release, 0, postgres ? Kind.QUERY : Kind.UPDATE, releaseArgs)));
+				JdbcStatementVariants.step(release, 0, Kind.UPDATE, releaseArgs)));
 	}
 
 }

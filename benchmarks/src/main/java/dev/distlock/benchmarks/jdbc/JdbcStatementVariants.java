@@ -71,8 +71,8 @@ final class JdbcStatementVariants {
 				(k, t) -> new Object[] { t, k, t, T });
 		Step release = step(current(d, "releaseExclusive"), 0, Kind.UPDATE, (k, t) -> new Object[] { t, k, t });
 		cycles.add(new Cycle("current acquire + notifying release", "", List.of(acquire, releaseNotifying)));
-		cycles.add(new Cycle("current acquire + deleting notifying release", "", List.of(acquire,
-				step(current(d, "deleteExclusiveNotifying"), 0, Kind.QUERY, (k, t) -> new Object[] { k, t, T }))));
+		cycles.add(new Cycle("current acquire + deleting release", "", List.of(acquire,
+				step(current(d, "deleteExclusive"), 0, Kind.UPDATE, (k, t) -> new Object[] { k, t }))));
 		cycles.add(new Cycle("current acquire + plain release", "", List.of(acquire, release)));
 		String plainUpdate = current(d, "releaseExclusive");
 		String named = "waiter IS NOT NULL AND waiter_until > clock_timestamp()";

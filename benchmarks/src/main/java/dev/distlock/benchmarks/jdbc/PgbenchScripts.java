@@ -1,0 +1,113 @@
+package dev.distlock.benchmarks.jdbc;
+
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+import dev.distlock.jdbc.JdbcDialect;
+import dev.distlock.jdbc.JdbcLockProvider;
+import dev.distlock.jdbc.JdbcLockSettings;
+
+/**
+ * The uncontended cycle of the floor and of the provider's plain exclusive lock as {@code pgbench} scripts, so that
+ * the server's cost per cycle can be measured without a JVM on the same two cores: {@code pgbench} is a C client
+ * that uses a fraction of a JDBC client's CPU. The provider's statements are read from the {@code lock-jdbc} on the
+ * classpath (its grant, the insert that a first attempt on a key sends, or the upsert where it has none, and its
+ * deleting release), so a jar of an earlier commit gives that commit's cycle. Creates the floor's and the provider's
+ * tables on the database, then writes {@code floor.pgb} and {@code distlock.pgb} to the directory. Run by
+ * {@code benchmarks/pgbench-server-cost.sh}:
+ * {@code java -cp 'benchmarks.jar:lib/*' dev.distlock.benchmarks.jdbc.PgbenchScripts <jdbc url> <user> <directory>}.
+ */
+public final class PgbenchScripts {
+
+	private static final String KEY = "('k' || :client_id || ':' || :n)";
+
+	private static final String TOKEN = "('t' || :n)";
+
+	private static final String HEADER = "\\set n random(1, 2000000000)\n\\set lease 10000\n";
+
+	private PgbenchScripts() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		String url = args[0];
+		String user = args[1];
+		Path directory = Path.of(args[2]);
+		try (Connection connection = DriverManager.getConnection(url, user, "")) {
+			new JdbcLockProvider(new SingleConnectionDataSource(connection, true), JdbcDialect.POSTGRESQL,
+					JdbcLockSettings.defaults()).createSchema();
+			try (Statement statement = connection.createStatement()) {
+				statement.execute("CREATE TABLE IF NOT EXISTS " + RawJdbcArm.TABLE
+						+ " (lock_key VARCHAR(512) PRIMARY KEY, token VARCHAR(64) NOT NULL, "
+						+ "expires_at TIMESTAMPTZ(6) NOT NULL)");
+			}
+		}
+		String floorAcquire = "INSERT INTO " + RawJdbcArm.TABLE + " (lock_key, token, expires_at) VALUES (" + KEY
+				+ ", " + TOKEN + ", clock_timestamp() + INTERVAL '10 seconds') ON CONFLICT (lock_key) DO UPDATE SET "
+				+ "token = EXCLUDED.token, expires_at = EXCLUDED.expires_at WHERE " + RawJdbcArm.TABLE
+				+ ".expires_at <= clock_timestamp() RETURNING token";
+		String floorRelease = "DELETE FROM " + RawJdbcArm.TABLE + " WHERE lock_key = " + KEY + " AND token = " + TOKEN;
+		write(directory.resolve("floor.pgb"), floorAcquire, floorRelease);
+		String grant = statement("insertExclusive");
+		if (grant == null) {
+			grant = statement("acquireExclusive");
+		}
+		List<String> grantArgs = List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar",
+				":lease::bigint", ":lease::bigint");
+		String notifying = statement("deleteExclusiveNotifying");
+		String release = notifying != null ? bind(notifying, List.of(KEY, TOKEN, "'" + JdbcLockSettings.DEFAULT_TABLE + "'"))
+				: bind(statement("deleteExclusive"), List.of(KEY, TOKEN));
+		write(directory.resolve("distlock.pgb"), bind(grant, grantArgs), release);
+	}
+
+	/** The provider's statement of that name for PostgreSQL, or null when it has none. */
+	private static String statement(String name) throws ReflectiveOperationException {
+		Class<?> type = Class.forName("dev.distlock.jdbc.LockStatements");
+		Constructor<?> constructor = type.getDeclaredConstructor(JdbcDialect.class, String.class, String.class,
+				String.class);
+		constructor.setAccessible(true);
+		String table = JdbcLockSettings.DEFAULT_TABLE;
+		Object statements = constructor.newInstance(JdbcDialect.POSTGRESQL, table, table + "_fence", table + "_ids");
+		try {
+			Field field = type.getDeclaredField(name);
+			field.setAccessible(true);
+			return (String) field.get(statements);
+		}
+		catch (NoSuchFieldException ex) {
+			return null;
+		}
+	}
+
+	/** The statement with its parameters replaced by pgbench expressions, in order. */
+	private static String bind(String sql, List<String> values) {
+		StringBuilder out = new StringBuilder();
+		int next = 0;
+		for (char c : sql.toCharArray()) {
+			if (c == '?') {
+				out.append(values.get(next++));
+			}
+			else {
+				out.append(c);
+			}
+		}
+		if (next != values.size()) {
+			throw new IllegalStateException(next + " parameters in " + sql);
+		}
+		return out.toString();
+	}
+
+	private static void write(Path file, String acquire, String release) throws IOException {
+		Files.writeString(file, HEADER + acquire + ";\n" + release + ";\n", StandardCharsets.UTF_8);
+	}
+
+}
