@@ -19,7 +19,9 @@ import dev.distlock.core.spi.LockRequest;
 /**
  * Takes a lock in one attempt, bounded by its lease. Exclusive on PostgreSQL: one {@code INSERT ... ON CONFLICT DO
  * UPDATE ... WHERE} that inserts the key's row or grants it when it is free, expired or already this token's, one
- * round trip whatever the row's state. Exclusive on MySQL/MariaDB: an INSERT IGNORE of the key's row, else, when the
+ * round trip whatever the row's state; on a key whose row the provider does not know to be there, a plain
+ * {@code INSERT ... ON CONFLICT DO NOTHING} first, which the server starts up for less, and the upsert only when it
+ * wrote nothing (two round trips, once per key). Exclusive on MySQL/MariaDB: an INSERT IGNORE of the key's row, else, when the
  * row exists, an UPDATE under the same conditions: one round trip when the key has no row (new, or freed by a plain
  * release, which deletes it), two when the row was kept and on a refusal. Each statement draws the fencing token from
  * the sequence itself. Shared: one short transaction that locks the key's row, counts the live shared holders and adds
@@ -123,9 +125,11 @@ final class JdbcAcquirer {
 	private static final class Seen {
 
 		/**
-		 * Whether a waiter's mark on the row was live at the grant (PostgreSQL: read from the grant itself; a marked
-		 * writer's own grant). Its release then keeps the row first, as a waiting writer's mark needs, instead of
-		 * trying the delete and then the kept-row release, two round trips while the key is contended.
+		 * Whether a waiter's mark on the row was live at the grant, or ended within
+		 * {@link JdbcAcquisition#NOTIFY_GRACE} (PostgreSQL: read from the grant itself; a marked writer's own grant).
+		 * Its release then keeps the row first, as a waiting writer's mark needs and as the deleting release would
+		 * refuse such a row, instead of trying the delete and then the kept-row release, two round trips while the key
+		 * is contended.
 		 */
 		boolean waiter;
 

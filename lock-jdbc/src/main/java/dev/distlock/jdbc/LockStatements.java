@@ -10,9 +10,10 @@ import org.jspecify.annotations.Nullable;
  * <p>The table holds one row per key ({@code holder = ''}), carrying the exclusive holder, the latest fencing token,
  * the end of the latest shared lease ({@code shared_until}) and a waiting writer's mark, plus one row per shared
  * holder ({@code holder} = its owner token). The holder's release of a plain exclusive lock (a lease, no lock ID)
- * deletes the key row, as the floor's owner-checked DELETE does, unless a live waiting writer's mark is on it
+ * deletes the key row, as the floor's owner-checked DELETE does, unless a waiter needs it kept
  * ({@link #deleteExclusive}); the fencing token comes from the sequence, never from the row, so a key inserted again
- * still gets a later one. Other releases keep the rows (the key row with the release mark a replayed release reads);
+ * gets a later one than every grant before its statement began (docs/JDBC.md, "Fencing tokens", has the one case
+ * where that is not every grant before it). Other releases keep the rows (the key row with the release mark a replayed release reads);
  * the purger deletes them after the grace.
  * <p>Lock IDs are found through a second table ({@code <table>_ids}), not an index on the lock table: a grant under
  * a lock ID records its key, holder, owner and fencing token there ({@link #recordLockId}), so grants without one (the hot path)
@@ -50,7 +51,8 @@ final class LockStatements {
 	/**
 	 * On PostgreSQL, the whole exclusive attempt in one statement: the insert of the key row, or on conflict the
 	 * grant of the existing row under the same conditions as {@link #grantExclusive}, returning the fencing token
-	 * when it granted (and 1 when a waiter's mark on the row is live, else 0: the release then keeps the row first)
+	 * when it granted (and 1 when a waiter's mark on the row is live or ended within
+	 * {@link JdbcAcquisition#NOTIFY_GRACE}, else 0: the release then keeps the row first)
 	 * and nothing when refused. The token of a grant on conflict is drawn after the row is locked,
 	 * so it is later than every grant before it. Null on MySQL/MariaDB.
 	 */
@@ -268,7 +270,7 @@ final class LockStatements {
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
 					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence, CASE WHEN "
-					+ "t.waiter_until > " + now + " THEN 1 ELSE 0 END AS waited";
+					+ "t.waiter_until > " + notifyUntil(dialect) + " THEN 1 ELSE 0 END AS waited";
 			this.grantExclusive = null;
 			this.insertExclusive = "INSERT INTO " + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, "
 					+ "fence, acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", "

@@ -38,9 +38,12 @@ CREATE TABLE IF NOT EXISTS ${table}_ids (
   holder       VARCHAR(64)  NOT NULL,
   PRIMARY KEY (lock_id, fence)
 );
--- Locks granted under an ID by a version without ${table}_ids (before 2026-11-28, evening) are recorded here, so
+-- Live locks granted under an ID by a version without ${table}_ids (before 2026-11-28, evening) are recorded here, so
 -- that unlock and renewal by ID find them; a grant recorded already is left as it is, so a later run adds nothing. It
--- reads the lock table once (a few rows: one per key and shared holder still there), without locking it.
+-- reads the lock table once (a few rows: one per key and shared holder still there), without locking it. An expired
+-- grant needs no record; its key row's fencing token may since have been raised to that of a live shared holder of
+-- the same ID, whose record it would take.
 INSERT INTO ${table}_ids (lock_id, fence, token, lock_key, holder)
-  SELECT lock_id, fence, token, lock_key, holder FROM ${table} WHERE lock_id IS NOT NULL AND token IS NOT NULL ON CONFLICT (lock_id, fence) DO NOTHING;
+  SELECT lock_id, fence, token, lock_key, holder FROM ${table} WHERE lock_id IS NOT NULL AND token IS NOT NULL
+  AND expires_at > clock_timestamp() ORDER BY lock_id, fence ON CONFLICT (lock_id, fence) DO NOTHING;
 CREATE SEQUENCE IF NOT EXISTS ${sequence};

@@ -227,6 +227,40 @@ class JdbcReleaseDeletesTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void aReleaseWhileAReaderWaitsWakesItAndOnPostgresKeepsTheRowItsReleaseNotifiedThrough(TestDatabase db)
+			throws Exception {
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
+		String key = "deletes:reader:" + System.nanoTime();
+		LockRequest holding = plain(key);
+		Lease holder = provider.tryAcquire(holding).orElseThrow();
+		LockRequest reader = new LockRequest(key, OwnerTokens.next(), Duration.ofSeconds(30), LockMode.SHARED, 3, OWNER);
+		try (Acquisition waiting = provider.begin(reader)) {
+			// Refused: on PostgreSQL the reader marks the row's waiter_until (no priority), which the grant never saw.
+			assertThat(waiting.tryOnce()).isEmpty();
+			assertThat(holder.release()).isTrue();
+			List<Map<String, Object>> rows = jdbc.queryForList("SELECT token, released FROM " + TABLE
+					+ " WHERE lock_key = ? AND holder = ''", key);
+			if (db.dialect() == JdbcDialect.POSTGRESQL) {
+				// The deleting release refused the marked row; the notifying UPDATE released it.
+				assertThat(rows).singleElement()
+					.satisfies(row -> assertThat(row.get("token")).isNull())
+					.satisfies(row -> assertThat(row.get("released")).isEqualTo(holding.token()));
+			}
+			else {
+				assertThat(rows).isEmpty(); // MariaDB's readers leave no mark: the row goes
+			}
+			assertThat(waiting.awaitSignal(Duration.ofMinutes(1))).as("woken by the release").isTrue();
+			Lease granted = waiting.tryOnce().orElseThrow().lease();
+			assertThat(granted.fencingToken()).isGreaterThan(holder.fencingToken());
+			assertThat(granted.release()).isTrue();
+		}
+		assertThat(provider.isLocked(key)).isFalse();
+		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void aSharedGrantAfterADeletedRowMakesTheKeyRowAgainAndKeepsWritersOut(TestDatabase db) {
 		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
 		String key = "deletes:shared:" + System.nanoTime();
