@@ -284,7 +284,7 @@ final class Report {
 				if (!arm.seqScans.isEmpty()) {
 					line("- " + arm.name + ": " + arm.seqScans.entrySet()
 						.stream()
-						.map(entry -> entry.getKey() + " " + String.format(java.util.Locale.ROOT, "%,d", entry.getValue()))
+						.map(entry -> entry.getKey() + " " + num(entry.getValue(), 0))
 						.collect(Collectors.joining(", ")));
 				}
 			}

@@ -21,8 +21,8 @@ import dev.distlock.core.spi.LockRequest;
  * UPDATE ... WHERE} that inserts the key's row or grants it when it is free, expired or already this token's, one
  * round trip whatever the row's state; on a key whose row the provider does not know to be there, a plain
  * {@code INSERT ... ON CONFLICT DO NOTHING} first, which the server starts up for less, and the upsert only when it
- * wrote nothing (two round trips, once per key). Exclusive on MySQL/MariaDB: an INSERT IGNORE of the key's row, else, when the
- * row exists, an UPDATE under the same conditions: one round trip when the key has no row (new, or freed by a plain
+ * wrote nothing (two round trips, once per key). Exclusive on MySQL/MariaDB: an INSERT IGNORE of the key's row,
+ * else, when the row exists, an UPDATE under the same conditions: one round trip when the key has no row (new, or freed by a plain
  * release, which deletes it), two when the row was kept and on a refusal. Each statement draws the fencing token from
  * the sequence itself. Shared: one short transaction that locks the key's row, counts the live shared holders and adds
  * this one. A deadlock or serialisation failure rolled back by the server is a refusal, never an error. An attempt

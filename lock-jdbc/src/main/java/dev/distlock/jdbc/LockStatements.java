@@ -246,6 +246,12 @@ final class LockStatements {
 		String insertInto = dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ";
 		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
 		String live = "expires_at > " + now;
+		// The key's row as an exclusive grant inserts it: the column list and values every insert of it shares.
+		String exclusiveRow = " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, acquired_at, "
+				+ "expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", " + now + ", " + plus
+				+ ", ?, " + epoch + ")";
+		// Both dialects: the plain insert, which writes nothing where the row is there.
+		this.insertExclusive = insertInto + table + exclusiveRow + onConflict + returning;
 		// A grant to the token that still holds the row (a replayed acquire whose first reply was lost) keeps its
 		// fencing token, acquisition and renewal time and a waiting writer's mark, and only restarts the lease.
 		if (dialect == JdbcDialect.POSTGRESQL) {
@@ -257,9 +263,8 @@ final class LockStatements {
 			// waiter_until, until when other waiters may still wait and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
-			this.acquireExclusive = "INSERT INTO " + table + " AS t (lock_key, holder, token, owner_name, owner_host, "
-					+ "lock_id, fence, acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, "
-					+ next + ", " + now + ", " + plus + ", ?, " + epoch + ") ON CONFLICT (lock_key, holder) DO UPDATE "
+			this.acquireExclusive = "INSERT INTO " + table + " AS t" + exclusiveRow
+					+ " ON CONFLICT (lock_key, holder) DO UPDATE "
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
@@ -272,9 +277,6 @@ final class LockStatements {
 					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence, CASE WHEN "
 					+ "t.waiter_until > " + notifyUntil(dialect) + " THEN 1 ELSE 0 END AS waited";
 			this.grantExclusive = null;
-			this.insertExclusive = "INSERT INTO " + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, "
-					+ "fence, acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", "
-					+ now + ", " + plus + ", ?, " + epoch + ") ON CONFLICT (lock_key, holder) DO NOTHING RETURNING fence";
 		}
 		else {
 			// The replay condition is evaluated once, in the first assignment, into a session variable the later
@@ -291,9 +293,6 @@ final class LockStatements {
 					+ "owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
 					+ "released = NULL WHERE lock_key = ? AND holder = '' AND (token IS NULL OR expires_at <= " + now
 					+ " OR token = ?) AND shared_until <= " + now;
-			this.insertExclusive = insertInto + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, "
-					+ "fence, acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", "
-					+ now + ", " + plus + ", ?, " + epoch + ")";
 			this.acquireExclusive = null;
 		}
 		this.extendExclusive = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
@@ -314,7 +313,8 @@ final class LockStatements {
 		this.releaseExclusiveAnywayNotifying = notifying(dialect, releaseExclusiveAnyway);
 		// The filter of the mark that keeps the row, written so that a row with no mark (NULL columns) passes it.
 		this.deleteExclusive = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live
-				+ (dialect == JdbcDialect.POSTGRESQL ? " AND (waiter_until IS NULL OR waiter_until <= " + notifyUntil(dialect) + ")"
+				+ (dialect == JdbcDialect.POSTGRESQL
+						? " AND (waiter_until IS NULL OR waiter_until <= " + notifyUntil(dialect) + ")"
 						: " AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now + ")");
 		this.releaseState = "SELECT CASE WHEN released = ? THEN 1 WHEN fence = ? THEN 0 ELSE 2 END FROM " + table
 				+ " WHERE lock_key = ? AND holder = ''";

@@ -1,17 +1,15 @@
 package dev.distlock.benchmarks.jdbc;
 
 import java.io.IOException;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import dev.distlock.jdbc.JdbcDialect;
@@ -47,17 +45,11 @@ public final class PgbenchScripts {
 			new JdbcLockProvider(new SingleConnectionDataSource(connection, true), JdbcDialect.POSTGRESQL,
 					JdbcLockSettings.defaults()).createSchema();
 			try (Statement statement = connection.createStatement()) {
-				statement.execute("CREATE TABLE IF NOT EXISTS " + RawJdbcArm.TABLE
-						+ " (lock_key VARCHAR(512) PRIMARY KEY, token VARCHAR(64) NOT NULL, "
-						+ "expires_at TIMESTAMPTZ(6) NOT NULL)");
+				statement.execute(RawJdbcArm.schema(JdbcDialect.POSTGRESQL));
 			}
 		}
-		String floorAcquire = "INSERT INTO " + RawJdbcArm.TABLE + " (lock_key, token, expires_at) VALUES (" + KEY
-				+ ", " + TOKEN + ", clock_timestamp() + INTERVAL '10 seconds') ON CONFLICT (lock_key) DO UPDATE SET "
-				+ "token = EXCLUDED.token, expires_at = EXCLUDED.expires_at WHERE " + RawJdbcArm.TABLE
-				+ ".expires_at <= clock_timestamp() RETURNING token";
-		String floorRelease = "DELETE FROM " + RawJdbcArm.TABLE + " WHERE lock_key = " + KEY + " AND token = " + TOKEN;
-		write(directory.resolve("floor.pgb"), floorAcquire, floorRelease);
+		write(directory.resolve("floor.pgb"), bind(RawJdbcArm.POSTGRES_ACQUIRE, List.of(KEY, TOKEN)),
+				bind(RawJdbcArm.RELEASE, List.of(KEY, TOKEN)));
 		String grant = statement("insertExclusive");
 		if (grant == null) {
 			grant = statement("acquireExclusive");
@@ -65,26 +57,25 @@ public final class PgbenchScripts {
 		List<String> grantArgs = List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar",
 				":lease::bigint", ":lease::bigint");
 		String notifying = statement("deleteExclusiveNotifying");
-		String release = notifying != null ? bind(notifying, List.of(KEY, TOKEN, "'" + JdbcLockSettings.DEFAULT_TABLE + "'"))
+		String release = notifying != null
+				? bind(notifying, List.of(KEY, TOKEN, "'" + JdbcLockSettings.DEFAULT_TABLE + "'"))
 				: bind(statement("deleteExclusive"), List.of(KEY, TOKEN));
 		write(directory.resolve("distlock.pgb"), bind(grant, grantArgs), release);
 	}
 
-	/** The provider's statement of that name for PostgreSQL, or null when it has none. */
-	private static String statement(String name) throws ReflectiveOperationException {
-		Class<?> type = Class.forName("dev.distlock.jdbc.LockStatements");
-		Constructor<?> constructor = type.getDeclaredConstructor(JdbcDialect.class, String.class, String.class,
-				String.class);
-		constructor.setAccessible(true);
-		String table = JdbcLockSettings.DEFAULT_TABLE;
-		Object statements = constructor.newInstance(JdbcDialect.POSTGRESQL, table, table + "_fence", table + "_ids");
+	/**
+	 * The provider's statement of that name for PostgreSQL ({@link JdbcStatementVariants#current}), or null when it has
+	 * none: the {@code lock-jdbc} on the classpath may be an earlier commit's.
+	 */
+	private static @Nullable String statement(String name) {
 		try {
-			Field field = type.getDeclaredField(name);
-			field.setAccessible(true);
-			return (String) field.get(statements);
+			return JdbcStatementVariants.current(JdbcDialect.POSTGRESQL, name);
 		}
-		catch (NoSuchFieldException ex) {
-			return null;
+		catch (IllegalStateException ex) {
+			if (ex.getCause() instanceof NoSuchFieldException) {
+				return null;
+			}
+			throw ex;
 		}
 	}
 

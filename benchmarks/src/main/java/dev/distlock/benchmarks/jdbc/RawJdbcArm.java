@@ -23,7 +23,7 @@ public final class RawJdbcArm extends JdbcArm {
 
 	static final String TABLE = "bench_floor";
 
-	private static final String POSTGRES_ACQUIRE = "INSERT INTO " + TABLE + " (lock_key, token, expires_at) "
+	static final String POSTGRES_ACQUIRE = "INSERT INTO " + TABLE + " (lock_key, token, expires_at) "
 			+ "VALUES (?, ?, clock_timestamp() + INTERVAL '10 seconds') ON CONFLICT (lock_key) DO UPDATE "
 			+ "SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at "
 			+ "WHERE " + TABLE + ".expires_at <= clock_timestamp() RETURNING token";
@@ -34,7 +34,7 @@ public final class RawJdbcArm extends JdbcArm {
 			+ "token = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(token), token), "
 			+ "expires_at = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(expires_at), expires_at)";
 
-	private static final String RELEASE = "DELETE FROM " + TABLE + " WHERE lock_key = ? AND token = ?";
+	static final String RELEASE = "DELETE FROM " + TABLE + " WHERE lock_key = ? AND token = ?";
 
 	/**
 	 * An arm on the database, one pool of {@code poolSize} per client.
@@ -52,12 +52,17 @@ public final class RawJdbcArm extends JdbcArm {
 
 	@Override
 	public void createSchema() {
-		database().execute(database().dialect() == JdbcDialect.POSTGRESQL
+		database().execute(schema(database().dialect()));
+	}
+
+	/** The floor's table. */
+	static String schema(JdbcDialect dialect) {
+		return dialect == JdbcDialect.POSTGRESQL
 				? "CREATE TABLE IF NOT EXISTS " + TABLE + " (lock_key VARCHAR(512) PRIMARY KEY, "
 						+ "token VARCHAR(64) NOT NULL, expires_at TIMESTAMPTZ(6) NOT NULL)"
 				: "CREATE TABLE IF NOT EXISTS " + TABLE + " (lock_key VARCHAR(512) CHARACTER SET utf8mb4 COLLATE "
 						+ "utf8mb4_bin PRIMARY KEY, token VARCHAR(64) CHARACTER SET ascii NOT NULL, "
-						+ "expires_at DATETIME(6) NOT NULL) ENGINE = InnoDB");
+						+ "expires_at DATETIME(6) NOT NULL) ENGINE = InnoDB";
 	}
 
 	@Override
