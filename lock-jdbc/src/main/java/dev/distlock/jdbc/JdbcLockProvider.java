@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 
 import javax.sql.DataSource;
@@ -79,8 +80,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	/** A provider whose purger uses {@code purgeGrace} instead of the settings' (tests that cannot wait a minute). */
 	JdbcLockProvider(DataSource dataSource, JdbcDialect dialect, JdbcLockSettings settings, Duration purgeGrace) {
 		this.settings = settings;
-		this.database = new LockDatabase(dataSource, dialect);
 		this.sql = new LockStatements(dialect, settings.table(), settings.sequence(), settings.lockIdTable());
+		this.database = new LockDatabase(dataSource, dialect, settings.serverPrepares() ? sql.serverPrepared : Set.of());
 		String channel = JdbcDialect.channel(settings.table());
 		this.wakeups = new Wakeups(dialect == JdbcDialect.POSTGRESQL ? dataSource : null, channel);
 		this.calls = new HolderCalls(database, sql, wakeups, channel);

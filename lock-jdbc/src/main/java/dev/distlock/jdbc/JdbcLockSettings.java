@@ -17,9 +17,13 @@ import dev.distlock.core.LockOptions;
  * {@link #MIN_PURGE_GRACE}
  * @param purgeBatch how many rows one purge statement deletes at most
  * @param callTimeout the longest any lock call may take, however long its lease; 1 s to 10 min, 30 s by default
+ * @param serverPrepares on MariaDB Connector/J, whether the statements of an uncontended cycle, a renewal and a waiting
+ * attempt are prepared on the server once per connection and kept open there (on by default): sent on the driver's own
+ * connection, unwrapped from the pool's, so a wrapper between the two (a tracing or statement-logging
+ * {@code DataSource}) does not see these statements; off, every statement goes through the pool's connection
  */
 public record JdbcLockSettings(String table, @Nullable Duration purgeInterval, Duration purgeGrace, int purgeBatch,
-		Duration callTimeout) {
+		Duration callTimeout, boolean serverPrepares) {
 
 	/** The default table name. */
 	public static final String DEFAULT_TABLE = "distributed_locks";
@@ -63,28 +67,39 @@ public record JdbcLockSettings(String table, @Nullable Duration purgeInterval, D
 		}
 	}
 
+	/** Settings with server-side prepares on (see {@link #serverPrepares}). */
+	public JdbcLockSettings(String table, @Nullable Duration purgeInterval, Duration purgeGrace, int purgeBatch,
+			Duration callTimeout) {
+		this(table, purgeInterval, purgeGrace, purgeBatch, callTimeout, true);
+	}
+
 	/**
-	 * Table {@code distributed_locks}, purge every 5 minutes in batches of 500 rows after 1 hour, call timeout 30 s.
-	 * The starter's {@code distributed-lock.jdbc.*} properties start from these.
+	 * Table {@code distributed_locks}, purge every 5 minutes in batches of 500 rows after 1 hour, call timeout 30 s,
+	 * server-side prepares on. The starter's {@code distributed-lock.jdbc.*} properties start from these.
 	 */
 	public static JdbcLockSettings defaults() {
 		return new JdbcLockSettings(DEFAULT_TABLE, Duration.ofMinutes(5), Duration.ofHours(1), 500,
-				DEFAULT_CALL_TIMEOUT);
+				DEFAULT_CALL_TIMEOUT, true);
 	}
 
 	/** A copy using another table. */
 	public JdbcLockSettings withTable(String name) {
-		return new JdbcLockSettings(name, purgeInterval, purgeGrace, purgeBatch, callTimeout);
+		return new JdbcLockSettings(name, purgeInterval, purgeGrace, purgeBatch, callTimeout, serverPrepares);
 	}
 
 	/** A copy with another call timeout. */
 	public JdbcLockSettings withCallTimeout(Duration timeout) {
-		return new JdbcLockSettings(table, purgeInterval, purgeGrace, purgeBatch, timeout);
+		return new JdbcLockSettings(table, purgeInterval, purgeGrace, purgeBatch, timeout, serverPrepares);
 	}
 
 	/** A copy with another purge schedule. */
 	public JdbcLockSettings withPurge(@Nullable Duration interval, Duration grace) {
-		return new JdbcLockSettings(table, interval, grace, purgeBatch, callTimeout);
+		return new JdbcLockSettings(table, interval, grace, purgeBatch, callTimeout, serverPrepares);
+	}
+
+	/** A copy with server-side prepares on or off. */
+	public JdbcLockSettings withServerPrepares(boolean on) {
+		return new JdbcLockSettings(table, purgeInterval, purgeGrace, purgeBatch, callTimeout, on);
 	}
 
 	/** The name of the fencing sequence: the table's, with {@code _fence}. */

@@ -6,13 +6,19 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.ClassUtils;
 
 import dev.distlock.core.LockStoreException;
 
@@ -25,6 +31,10 @@ import dev.distlock.core.LockStoreException;
  * its cost per statement (a timer task on pgjdbc, a {@code SET STATEMENT max_statement_time} prefix the server parses
  * and applies on Connector/J); the driver's query timeout bounds it when the watchdog has no free slot. SQL errors
  * become {@link LockStoreException}s naming the key and the operation.
+ * <p>On MariaDB Connector/J the statements an uncontended cycle and a waiting attempt send
+ * ({@link LockStatements#serverPrepared}) run as server-side prepared statements kept open on each connection,
+ * whatever the pool's {@code useServerPrepStmts}: the server parses them once per connection instead of on every
+ * call ({@link ConnectorJ}).
  */
 final class LockDatabase {
 
@@ -37,9 +47,20 @@ final class LockDatabase {
 
 	private final JdbcDialect dialect;
 
+	private final Set<String> serverPrepared;
+
 	LockDatabase(DataSource dataSource, JdbcDialect dialect) {
+		this(dataSource, dialect, Set.of());
+	}
+
+	/**
+	 * @param serverPrepared the statements to prepare on the server where the driver is Connector/J (and would not
+	 * already)
+	 */
+	LockDatabase(DataSource dataSource, JdbcDialect dialect, Set<String> serverPrepared) {
 		this.dataSource = dataSource;
 		this.dialect = dialect;
+		this.serverPrepared = serverPrepared;
 	}
 
 	JdbcDialect dialect() {
@@ -76,7 +97,7 @@ final class LockDatabase {
 		}
 		try {
 			prepare(connection, transaction);
-			Session session = new Session(connection, dialect, boundMillis);
+			Session session = new Session(connection, dialect, boundMillis, serverPrepared);
 			T result = work.apply(session);
 			if (transaction) {
 				connection.commit();
@@ -243,10 +264,13 @@ final class LockDatabase {
 
 		private final long boundMillis;
 
-		Session(Connection connection, JdbcDialect dialect, long boundMillis) {
+		private final Set<String> serverPrepared;
+
+		Session(Connection connection, JdbcDialect dialect, long boundMillis, Set<String> serverPrepared) {
 			this.connection = connection;
 			this.dialect = dialect;
 			this.boundMillis = boundMillis;
+			this.serverPrepared = serverPrepared;
 		}
 
 		/** The bound as a JDBC query timeout: whole seconds, rounded up. */
@@ -256,9 +280,7 @@ final class LockDatabase {
 
 		/** Runs an INSERT, UPDATE or DELETE and returns the rows it matched. */
 		int update(String sql, Object... args) throws SQLException {
-			try (PreparedStatement statement = prepare(sql, false, args)) {
-				return executeUpdate(statement);
-			}
+			return run(sql, false, args, this::executeUpdate);
 		}
 
 		/** Executes an INSERT, UPDATE or DELETE while the watchdog watches it. */
@@ -274,11 +296,13 @@ final class LockDatabase {
 		@Nullable
 		Long returning(String sql, Object... args) throws SQLException {
 			if (dialect.returning()) {
-				try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
-					return rs.next() ? rs.getLong(1) : null;
-				}
+				return run(sql, false, args, statement -> {
+					try (ResultSet rs = execute(statement)) {
+						return rs.next() ? rs.getLong(1) : null;
+					}
+				});
 			}
-			try (PreparedStatement statement = prepare(sql, true, args)) {
+			return run(sql, true, args, statement -> {
 				if (executeUpdate(statement) == 0) {
 					return null;
 				}
@@ -288,7 +312,7 @@ final class LockDatabase {
 					}
 					return keys.getLong(1);
 				}
-			}
+			});
 		}
 
 		/**
@@ -296,19 +320,53 @@ final class LockDatabase {
 		 * returns them, or null when it wrote nothing.
 		 */
 		long @Nullable [] returningTwo(String sql, Object... args) throws SQLException {
-			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
-				return rs.next() ? new long[] { rs.getLong(1), rs.getLong(2) } : null;
-			}
+			return run(sql, false, args, statement -> {
+				try (ResultSet rs = execute(statement)) {
+					return rs.next() ? new long[] { rs.getLong(1), rs.getLong(2) } : null;
+				}
+			});
 		}
 
 		/** One value per row. */
 		<T> List<T> query(String sql, RowReader<T> reader, Object... args) throws SQLException {
-			try (PreparedStatement statement = prepare(sql, false, args); ResultSet rs = execute(statement)) {
-				List<T> rows = new ArrayList<>();
-				while (rs.next()) {
-					rows.add(reader.read(rs));
+			return run(sql, false, args, statement -> {
+				try (ResultSet rs = execute(statement)) {
+					List<T> rows = new ArrayList<>();
+					while (rs.next()) {
+						rows.add(reader.read(rs));
+					}
+					return rows;
 				}
-				return rows;
+			});
+		}
+
+		/**
+		 * Prepares the statement, binds the arguments and runs the execution on it. A statement the connection keeps
+		 * prepared on the server ({@link ConnectorJ}) stays open afterwards; one the server no longer knows (the
+		 * session was reset) is prepared again and run once more, as the server ran nothing.
+		 */
+		private <T> T run(String sql, boolean keys, Object[] args, Execution<T> execution) throws SQLException {
+			ConnectorJ.Kept kept = serverPrepared.contains(sql) ? ConnectorJ.claim(connection) : null;
+			if (kept != null) {
+				try {
+					PreparedStatement statement = kept.statement(sql, keys);
+					bindAll(statement, args);
+					return execution.run(statement);
+				}
+				catch (SQLException ex) {
+					if (!ConnectorJ.unknownToServer(ex)) {
+						throw ex;
+					}
+					kept.clear();
+				}
+				finally {
+					kept.release();
+				}
+			}
+			try (PreparedStatement statement = keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
+					: connection.prepareStatement(sql)) {
+				bindAll(statement, args);
+				return execution.run(statement);
 			}
 		}
 
@@ -325,6 +383,9 @@ final class LockDatabase {
 			}
 			finally {
 				StatementWatchdog.SHARED.release(slot);
+				if (slot < 0) {
+					statement.setQueryTimeout(0); // a statement kept open (ConnectorJ) keeps no timeout of this call
+				}
 			}
 		}
 
@@ -340,18 +401,9 @@ final class LockDatabase {
 			return slot;
 		}
 
-		private PreparedStatement prepare(String sql, boolean keys, Object... args) throws SQLException {
-			PreparedStatement statement = keys ? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
-					: connection.prepareStatement(sql);
-			try {
-				for (int i = 0; i < args.length; i++) {
-					bind(statement, i + 1, args[i]);
-				}
-				return statement;
-			}
-			catch (SQLException ex) {
-				statement.close();
-				throw ex;
+		private static void bindAll(PreparedStatement statement, Object[] args) throws SQLException {
+			for (int i = 0; i < args.length; i++) {
+				bind(statement, i + 1, args[i]);
 			}
 		}
 
@@ -378,6 +430,119 @@ final class LockDatabase {
 
 		JdbcDialect dialect() {
 			return dialect;
+		}
+
+	}
+
+	/**
+	 * Server-side prepared statements on MariaDB Connector/J 3, kept open on each connection. Connector/J sends every
+	 * statement as text unless the URL says {@code useServerPrepStmts=true}, and the server then parses the whole text
+	 * on every call; the provider's statements are long (a dozen columns, the clock, the sequence). Prepared on the
+	 * server once per connection, each call sends the statement's handle and the bound values: measured at 8
+	 * threads, the server's CPU per uncontended cycle fell by a third, below the floor's text statements
+	 * (docs/BENCHMARKS.md).
+	 * <p>Connector/J caches such statements only where the URL turns them on for all, so the provider keeps its own:
+	 * the statements of {@link LockStatements#serverPrepared}, open, per physical connection (found by unwrapping the
+	 * pool's), used by one thread at a time. They are closed with the connection; the table of them
+	 * drops closed connections whenever a new one is added, and holds at most {@link #CONNECTIONS}. Where the URL
+	 * prepares on the server already, with any other driver, where Connector/J lacks what this calls (before 3.0) or
+	 * where the settings turn it off ({@link JdbcLockSettings#serverPrepares}), it does nothing and the statement is
+	 * prepared as every other is. Its classes are loaded only where Connector/J is present.
+	 */
+	private static final class ConnectorJ {
+
+		private static final boolean PRESENT = present();
+
+		/** Connections beyond this many (all open) prepare as every other statement does. */
+		static final int CONNECTIONS = 1_024;
+
+		/** MariaDB's error for a statement handle the server does not know (ER_UNKNOWN_STMT_HANDLER). */
+		private static final int UNKNOWN_STATEMENT = 1243;
+
+		/** Each connection's open statements; guarded by itself. */
+		private static final Map<Object, Kept> OPEN = new IdentityHashMap<>();
+
+		private ConnectorJ() {
+		}
+
+		/** Whether Connector/J is on the class path with what this calls (3.0 and later). */
+		private static boolean present() {
+			ClassLoader loader = LockDatabase.class.getClassLoader();
+			if (!ClassUtils.isPresent("org.mariadb.jdbc.Connection", loader)) {
+				return false;
+			}
+			Class<?> connection = ClassUtils.resolveClassName("org.mariadb.jdbc.Connection", loader);
+			return ClassUtils.hasMethod(connection, "prepareInternal", String.class, int.class, int.class, int.class,
+					boolean.class) && ClassUtils.hasMethod(connection, "getContext");
+		}
+
+		/**
+		 * The connection's open statements, claimed for the calling thread until {@link Kept#release}; null where this
+		 * does not apply, or while another thread has them (a connection shared between threads, as Spring's
+		 * {@code SingleConnectionDataSource} shares one: a statement bound by two threads at once would run with the
+		 * other's values).
+		 */
+		static @Nullable Kept claim(Connection connection) throws SQLException {
+			if (!PRESENT || !connection.isWrapperFor(org.mariadb.jdbc.Connection.class)) {
+				return null;
+			}
+			org.mariadb.jdbc.Connection driver = connection.unwrap(org.mariadb.jdbc.Connection.class);
+			if (driver.getContext().getConf().useServerPrepStmts()) {
+				return null;
+			}
+			Kept kept;
+			synchronized (OPEN) {
+				kept = OPEN.get(driver);
+				if (kept == null) {
+					OPEN.values().removeIf(open -> open.driver.isClosed());
+					if (OPEN.size() >= CONNECTIONS) {
+						return null;
+					}
+					kept = new Kept(driver);
+					OPEN.put(driver, kept);
+				}
+			}
+			return kept.busy.compareAndSet(false, true) ? kept : null;
+		}
+
+		/** The server no longer knows the statement (its session was reset): it ran nothing. */
+		static boolean unknownToServer(SQLException ex) {
+			return ex.getErrorCode() == UNKNOWN_STATEMENT;
+		}
+
+		/** One connection's open statements by text. */
+		static final class Kept {
+
+			private final org.mariadb.jdbc.Connection driver;
+
+			private final Map<String, PreparedStatement> statements = new HashMap<>();
+
+			private final AtomicBoolean busy = new AtomicBoolean();
+
+			Kept(org.mariadb.jdbc.Connection driver) {
+				this.driver = driver;
+			}
+
+			/** The open statement, prepared on the server the first time. */
+			PreparedStatement statement(String sql, boolean keys) throws SQLException {
+				PreparedStatement statement = statements.get(sql);
+				if (statement == null || statement.isClosed()) {
+					statement = driver.prepareInternal(sql, keys ? Statement.RETURN_GENERATED_KEYS
+							: Statement.NO_GENERATED_KEYS, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, true);
+					statements.put(sql, statement);
+				}
+				return statement;
+			}
+
+			/** Drops the statements, which the connection's server session no longer has. */
+			void clear() {
+				statements.clear();
+			}
+
+			void release() {
+				busy.set(false);
+			}
+
 		}
 
 	}

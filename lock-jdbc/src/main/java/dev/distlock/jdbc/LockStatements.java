@@ -1,5 +1,7 @@
 package dev.distlock.jdbc;
 
+import java.util.Set;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -233,6 +235,15 @@ final class LockStatements {
 	/** Wakes other JVMs' waiters on PostgreSQL: a notification on the table's channel, sent on commit. */
 	final String notify = "SELECT pg_notify(?, ?)";
 
+	/**
+	 * The statements prepared on the server on MariaDB Connector/J ({@link LockDatabase}): an exclusive lock's
+	 * uncontended cycle, its renewal and a waiting writer's attempts, the calls sent many times a second. Only these, as
+	 * each prepared statement on each pooled connection counts against the server's {@code max_prepared_stmt_count}
+	 * (16,382 by default): seven per connection. Empty on PostgreSQL, where pgjdbc prepares a statement on the server
+	 * by itself once a connection has run it five times.
+	 */
+	final Set<String> serverPrepared;
+
 	private final JdbcDialect dialect;
 
 	LockStatements(JdbcDialect dialect, String table, String sequence, String ids) {
@@ -403,6 +414,9 @@ final class LockStatements {
 		this.clearExpiredLockId = "UPDATE " + table + " SET lock_id = NULL WHERE lock_key = ? AND holder = ? AND "
 				+ "lock_id = ? AND expires_at <= " + now;
 		this.renewExclusive = extendExclusive;
+		this.serverPrepared = dialect == JdbcDialect.POSTGRESQL ? Set.of()
+				: Set.of(insertExclusive, grantExclusive, deleteExclusive, releaseExclusive, extendExclusive,
+						markWaiterRemaining, remaining);
 		String pastGrace = "expires_at < " + dialect.nowMinusMillis();
 		this.purgeCandidates = "SELECT lock_key, holder FROM " + table + " WHERE " + pastGrace
 				+ " AND shared_until < " + dialect.nowMinusMillis() + " AND (waiter_until IS NULL OR waiter_until < "

@@ -311,7 +311,155 @@ class JdbcRoundTripsTest {
 				LockMode.EXCLUSIVE, 1, OWNER);
 	}
 
-	/** The DataSource, counting every statement prepared or created on its connections. */
+	@Test
+	void onMariaDbTheUncontendedCycleIsPreparedOnceOnTheServerAndThenOnlyExecutedThere() throws Exception {
+		TestDatabase db = TestDatabase.MARIADB;
+		db.dataSource();
+		// One connection: the session counters read at the end are those of the connection the cycles ran on.
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 1)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			long[] before = statementCounters(pool);
+			String key = "trips:prepared:" + System.nanoTime();
+			for (int cycle = 0; cycle < 20; cycle++) {
+				assertThat(provider.tryAcquire(request(key)).orElseThrow().release()).isTrue();
+			}
+			long[] after = statementCounters(pool);
+			// Two statements (the insert, the deleting release), each prepared once and executed twenty times.
+			assertThat(after[0] - before[0]).as("server-side prepares").isEqualTo(2);
+			assertThat(after[1] - before[1]).as("executions of prepared statements").isEqualTo(40);
+			assertThat(provider.isLocked(key)).isFalse();
+			provider.close();
+		}
+	}
+
+	@Test
+	void onMariaDbWithServerPreparesOffTheCycleIsSentAsTextThroughThePoolsConnection() throws Exception {
+		TestDatabase db = TestDatabase.MARIADB;
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 1)) {
+			AtomicInteger statements = new AtomicInteger();
+			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
+					JdbcLockSettings.defaults().withServerPrepares(false));
+			long[] before = statementCounters(pool);
+			String key = "trips:text:" + System.nanoTime();
+			for (int cycle = 0; cycle < 5; cycle++) {
+				assertThat(provider.tryAcquire(request(key)).orElseThrow().release()).isTrue();
+			}
+			long[] after = statementCounters(pool);
+			assertThat(after[0] - before[0]).as("server-side prepares").isZero();
+			assertThat(after[1] - before[1]).as("executions of prepared statements").isZero();
+			assertThat(statements).as("statements the pool's connection saw").hasValue(10);
+			provider.close();
+		}
+	}
+
+	@Test
+	void onMariaDbAStatementTheServerForgotWithItsSessionIsPreparedAgainAndTheCallSucceeds() throws Exception {
+		TestDatabase db = TestDatabase.MARIADB;
+		db.dataSource();
+		// Connector/J's reset() sends COM_RESET_CONNECTION only with this option.
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()) + "&useResetConnection=true", 1)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			String key = "trips:reset:" + System.nanoTime();
+			Lease first = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(first.release()).isTrue();
+			// COM_RESET_CONNECTION: the server drops the session's prepared statements; the provider's stay open.
+			try (Connection connection = pool.getConnection()) {
+				connection.unwrap(org.mariadb.jdbc.Connection.class).reset();
+			}
+			long[] before = statementCounters(pool);
+			Lease second = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+			assertThat(second.release()).isTrue();
+			Lease third = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(third.release()).isTrue();
+			long[] after = statementCounters(pool);
+			assertThat(after[0] - before[0]).as("server-side prepares after the reset").isEqualTo(2);
+			assertThat(provider.isLocked(key)).isFalse();
+			provider.close();
+		}
+	}
+
+	@Test
+	void onMariaDbAServerThatRefusesMorePreparedStatementsStillGrantsAndReleases() throws Exception {
+		TestDatabase db = TestDatabase.MARIADB;
+		JdbcTemplate admin = new JdbcTemplate(db.dataSource());
+		long limit = admin.queryForObject("SELECT @@GLOBAL.max_prepared_stmt_count", Long.class);
+		admin.execute("SET GLOBAL max_prepared_stmt_count = 0");
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 1)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			String key = "trips:limit:" + System.nanoTime();
+			long last = 0;
+			for (int cycle = 0; cycle < 5; cycle++) {
+				Lease lease = provider.tryAcquire(request(key)).orElseThrow();
+				assertThat(lease.fencingToken()).isGreaterThan(last);
+				last = lease.fencingToken();
+				assertThat(provider.tryAcquire(request(key))).as("held").isEmpty();
+				assertThat(lease.release()).isTrue();
+			}
+			assertThat(provider.isLocked(key)).isFalse();
+			provider.close();
+		}
+		finally {
+			admin.execute("SET GLOBAL max_prepared_stmt_count = " + limit);
+		}
+	}
+
+	@Test
+	void onMariaDbAConnectionSharedByThreadsNeverRunsAStatementWithAnotherThreadsValues() throws Exception {
+		TestDatabase db = TestDatabase.MARIADB;
+		db.dataSource();
+		// One connection for every thread at once, as Spring's SingleConnectionDataSource hands out.
+		try (Connection shared = java.sql.DriverManager.getConnection(db.jdbcUrl(db.port()), "root", "")) {
+			org.springframework.jdbc.datasource.SingleConnectionDataSource dataSource =
+					new org.springframework.jdbc.datasource.SingleConnectionDataSource(shared, true);
+			JdbcLockProvider provider = new JdbcLockProvider(dataSource, db.dialect(), JdbcLockSettings.defaults());
+			int threads = 4;
+			int cycles = 200;
+			AtomicInteger released = new AtomicInteger();
+			java.util.List<Thread> workers = new java.util.ArrayList<>();
+			String prefix = "trips:shared:" + System.nanoTime() + ":";
+			for (int t = 0; t < threads; t++) {
+				String key = prefix + t;
+				Thread worker = new Thread(() -> {
+					for (int cycle = 0; cycle < cycles; cycle++) {
+						Lease lease = provider.tryAcquire(request(key)).orElseThrow();
+						if (lease.release()) {
+							released.incrementAndGet();
+						}
+					}
+				});
+				workers.add(worker);
+				worker.start();
+			}
+			for (Thread worker : workers) {
+				worker.join();
+			}
+			// A statement run with another thread's key or token would have refused a grant or failed a release.
+			assertThat(released).hasValue(threads * cycles);
+			assertThat(new JdbcTemplate(dataSource).queryForObject(
+					"SELECT COUNT(*) FROM distributed_locks WHERE lock_key LIKE ?", Long.class, prefix + "%")).isZero();
+			provider.close();
+		}
+	}
+
+	/** The session's server-side prepares and executions of prepared statements ({@code Com_stmt_*}). */
+	private static long[] statementCounters(DataSource pool) throws Exception {
+		try (Connection connection = pool.getConnection(); java.sql.Statement statement = connection.createStatement();
+				java.sql.ResultSet rs = statement.executeQuery("SHOW SESSION STATUS WHERE Variable_name IN "
+						+ "('Com_stmt_prepare', 'Com_stmt_execute')")) {
+			long[] counters = new long[2];
+			while (rs.next()) {
+				counters[rs.getString(1).equalsIgnoreCase("Com_stmt_prepare") ? 0 : 1] = rs.getLong(2);
+			}
+			return counters;
+		}
+	}
+
+	/**
+	 * The DataSource, counting every statement prepared or created on its connections, and every unwrap to the
+	 * driver's connection (how the provider prepares a statement on the server on MariaDB, see {@link LockDatabase}).
+	 */
 	private static DataSource counting(HikariDataSource pool, AtomicInteger statements) {
 		Thread caller = Thread.currentThread();
 		InvocationHandler dataSource = (proxy, method, args) -> {
@@ -320,8 +468,8 @@ class JdbcRoundTripsTest {
 				return Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
 						new Class<?>[] { Connection.class }, (p, m, a) -> {
 							// Only the caller's own: PostgreSQL's LISTEN connection runs on a thread of its own.
-							if ((m.getName().equals("prepareStatement") || m.getName().equals("createStatement"))
-									&& Thread.currentThread() == caller) {
+							if ((m.getName().equals("prepareStatement") || m.getName().equals("createStatement")
+									|| m.getName().equals("unwrap")) && Thread.currentThread() == caller) {
 								statements.incrementAndGet();
 							}
 							return invoke(connection, m, a);

@@ -5,6 +5,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
@@ -32,6 +33,14 @@ class JdbcRuntimeHintsTest {
 		}
 		assertThat(RuntimeHintsPredicates.resource().forResource("dev/distlock/jdbc/JdbcMaintenance.class"))
 			.rejects(hints);
+	}
+
+	@Test
+	void connectorJsConnectionTypeIsReflectableSoServerSidePreparesWorkInANativeImage() {
+		RuntimeHints hints = new RuntimeHints();
+		new JdbcRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		assertThat(RuntimeHintsPredicates.reflection().onType(TypeReference.of("org.mariadb.jdbc.Connection")))
+			.accepts(hints);
 	}
 
 }

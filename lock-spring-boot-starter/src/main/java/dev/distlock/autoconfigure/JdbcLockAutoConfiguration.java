@@ -108,7 +108,8 @@ public final class JdbcLockAutoConfiguration {
 	 */
 	static JdbcLockSettings settings(JdbcLockProperties jdbc) {
 		return LockPropertyValues.storeSettings("jdbc", () -> new JdbcLockSettings(jdbc.getTable(),
-				jdbc.getPurgeInterval(), jdbc.getPurgeGrace(), jdbc.getPurgeBatch(), jdbc.getCallTimeout()));
+				jdbc.getPurgeInterval(), jdbc.getPurgeGrace(), jdbc.getPurgeBatch(), jdbc.getCallTimeout(),
+				jdbc.isServerPreparedStatements()));
 	}
 
 }

@@ -29,6 +29,13 @@ public class JdbcLockProperties extends DatabaseLockProperties {
 	 */
 	private int purgeBatch = JdbcLockSettings.defaults().purgeBatch();
 
+	/**
+	 * On MariaDB Connector/J, whether the lock's hot statements are prepared on the server once per connection and kept
+	 * open there; they are then sent on the driver's own connection, which a tracing or statement-logging DataSource
+	 * wrapper does not see. False sends every statement through the pool's connection.
+	 */
+	private boolean serverPreparedStatements = JdbcLockSettings.defaults().serverPrepares();
+
 	/** The properties at the store's defaults. */
 	public JdbcLockProperties() {
 		super(JdbcLockSettings.defaults().purgeInterval(), JdbcLockSettings.defaults().purgeGrace(),
@@ -57,6 +64,14 @@ public class JdbcLockProperties extends DatabaseLockProperties {
 
 	public void setPurgeBatch(int purgeBatch) {
 		this.purgeBatch = purgeBatch;
+	}
+
+	public boolean isServerPreparedStatements() {
+		return serverPreparedStatements;
+	}
+
+	public void setServerPreparedStatements(boolean serverPreparedStatements) {
+		this.serverPreparedStatements = serverPreparedStatements;
 	}
 
 }

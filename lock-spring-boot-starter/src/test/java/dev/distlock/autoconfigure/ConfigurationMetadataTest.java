@@ -46,6 +46,7 @@ class ConfigurationMetadataTest {
 			"distributed-lock.jdbc.table", "distributed-lock.jdbc.initialize-schema",
 			"distributed-lock.jdbc.purge-interval", "distributed-lock.jdbc.purge-grace",
 			"distributed-lock.jdbc.purge-batch", "distributed-lock.jdbc.call-timeout",
+			"distributed-lock.jdbc.server-prepared-statements",
 			"distributed-lock.spel.bean-references",
 			"distributed-lock.aop.before-existing-advisors", "distributed-lock.aop.order",
 			"distributed-lock.actuator.force-release-enabled", "distributed-lock.actuator.status-limit",

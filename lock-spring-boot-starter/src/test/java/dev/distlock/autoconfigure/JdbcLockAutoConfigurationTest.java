@@ -77,6 +77,25 @@ class JdbcLockAutoConfigurationTest {
 	}
 
 	@Test
+	void serverPreparedStatementsAreOnByDefaultAndThePropertyTurnsThemOff() {
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::mariadb)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table(), "distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> assertThat(context.getBean(JdbcLockProvider.class).settings().serverPrepares()).isTrue());
+		runner.withBean(DataSource.class, JdbcLockAutoConfigurationTest::mariadb)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table(), "distributed-lock.jdbc.initialize-schema=always",
+					"distributed-lock.jdbc.server-prepared-statements=false")
+			.run(context -> {
+				JdbcLockProvider provider = context.getBean(JdbcLockProvider.class);
+				assertThat(provider.settings().serverPrepares()).isFalse();
+				LockTemplate template = context.getBean(LockTemplate.class);
+				LockHandle handle = template.acquire("text", LockOptions.builder().timeout(Duration.ofSeconds(30)).build());
+				assertThat(template.isLocked("text")).isTrue();
+				handle.release();
+				assertThat(template.isLocked("text")).isFalse();
+			});
+	}
+
+	@Test
 	void aDataSourceQualifiedForTheLocksIsTheOneTheProviderUsesBesideThePrimaryOne() throws Exception {
 		String table = table();
 		runner.withUserConfiguration(TwoDataSources.class)
