@@ -7,10 +7,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
@@ -252,6 +252,17 @@ final class LockDatabase {
 
 	}
 
+	/** A kept statement found the watchdog without a free slot before it was sent. */
+	private static final class NoSlotException extends SQLException {
+
+		private static final long serialVersionUID = 1L;
+
+		NoSlotException() {
+			super("The statement watchdog has no free slot", "HY000");
+		}
+
+	}
+
 	/**
 	 * One connection's statements, each bounded: watched by the {@link StatementWatchdog} while it runs, or carrying the
 	 * driver's query timeout when the watchdog has no free slot.
@@ -265,6 +276,9 @@ final class LockDatabase {
 		private final long boundMillis;
 
 		private final Set<String> serverPrepared;
+
+		/** The kept statement the current call runs, if it runs one ({@link ConnectorJ}). */
+		private @Nullable PreparedStatement keptStatement;
 
 		Session(Connection connection, JdbcDialect dialect, long boundMillis, Set<String> serverPrepared) {
 			this.connection = connection;
@@ -350,16 +364,26 @@ final class LockDatabase {
 			if (kept != null) {
 				try {
 					PreparedStatement statement = kept.statement(sql, keys);
-					bindAll(statement, args);
-					return execution.run(statement);
+					if (statement != null) {
+						bindAll(statement, args);
+						keptStatement = statement;
+						return execution.run(statement);
+					}
+				}
+				catch (NoSlotException ex) {
+					// Nothing was sent: the plain statement below carries the driver's query timeout instead.
 				}
 				catch (SQLException ex) {
-					if (!ConnectorJ.unknownToServer(ex)) {
+					if (!ConnectorJ.ranNothing(ex)) {
+						if (kept.closed()) {
+							ConnectorJ.showThePool(connection);
+						}
 						throw ex;
 					}
 					kept.clear();
 				}
 				finally {
+					keptStatement = null;
 					kept.release();
 				}
 			}
@@ -383,9 +407,6 @@ final class LockDatabase {
 			}
 			finally {
 				StatementWatchdog.SHARED.release(slot);
-				if (slot < 0) {
-					statement.setQueryTimeout(0); // a statement kept open (ConnectorJ) keeps no timeout of this call
-				}
 			}
 		}
 
@@ -396,6 +417,11 @@ final class LockDatabase {
 		private int watch(PreparedStatement statement) throws SQLException {
 			int slot = StatementWatchdog.SHARED.watch(statement, boundMillis);
 			if (slot < 0) {
+				if (statement == keptStatement) {
+					// Connector/J closes a server-side statement to set its timeout, and a prepare that fails over to
+					// text does not carry the timeout across: such a call runs as a plain statement instead.
+					throw new NoSlotException();
+				}
 				statement.setQueryTimeout(timeoutSeconds());
 			}
 			return slot;
@@ -456,11 +482,21 @@ final class LockDatabase {
 		/** Connections beyond this many (all open) prepare as every other statement does. */
 		static final int CONNECTIONS = 1_024;
 
-		/** MariaDB's error for a statement handle the server does not know (ER_UNKNOWN_STMT_HANDLER). */
-		private static final int UNKNOWN_STATEMENT = 1243;
+		/**
+		 * Statements kept per connection, at most: two tables' worth (providers on other tables of the same pool
+		 * prepare theirs as every other statement once this many are kept), so their count on the server stays
+		 * bounded by the pool's size whatever runs on it.
+		 */
+		static final int STATEMENTS = 14;
 
-		/** Each connection's open statements; guarded by itself. */
-		private static final Map<Object, Kept> OPEN = new IdentityHashMap<>();
+		/** Each connection's open statements (the key is the driver's connection: equal only to itself). */
+		private static final Map<Object, Kept> OPEN = new ConcurrentHashMap<>();
+
+		/** Until when a full table is not swept again ({@link System#nanoTime}). */
+		private static volatile long fullUntil;
+
+		/** Set when a connection could not be unwrapped to Connector/J's: never tried again. */
+		private static volatile boolean refused;
 
 		private ConnectorJ() {
 		}
@@ -480,34 +516,85 @@ final class LockDatabase {
 		 * The connection's open statements, claimed for the calling thread until {@link Kept#release}; null where this
 		 * does not apply, or while another thread has them (a connection shared between threads, as Spring's
 		 * {@code SingleConnectionDataSource} shares one: a statement bound by two threads at once would run with the
-		 * other's values).
+		 * other's values). Not where the URL prepares on the server already (the driver's own cache does it), nor
+		 * where Connector/J resets the session on every return to its pool ({@code useResetConnection}: every borrow
+		 * would prepare again). A wrapper that cannot be unwrapped turns this off for good.
 		 */
-		static @Nullable Kept claim(Connection connection) throws SQLException {
-			if (!PRESENT || !connection.isWrapperFor(org.mariadb.jdbc.Connection.class)) {
+		static @Nullable Kept claim(Connection connection) {
+			if (!PRESENT || refused) {
 				return null;
 			}
-			org.mariadb.jdbc.Connection driver = connection.unwrap(org.mariadb.jdbc.Connection.class);
-			if (driver.getContext().getConf().useServerPrepStmts()) {
+			org.mariadb.jdbc.Connection driver;
+			try {
+				if (!connection.isWrapperFor(org.mariadb.jdbc.Connection.class)) {
+					return null;
+				}
+				driver = connection.unwrap(org.mariadb.jdbc.Connection.class);
+			}
+			catch (SQLException | RuntimeException | LinkageError ex) {
+				refused = true;
+				logger.debug("Lock statements are not prepared on the server: the connection cannot be unwrapped", ex);
 				return null;
 			}
-			Kept kept;
-			synchronized (OPEN) {
-				kept = OPEN.get(driver);
+			org.mariadb.jdbc.Configuration conf = driver.getContext().getConf();
+			if (conf.useServerPrepStmts() || conf.useResetConnection()) {
+				return null;
+			}
+			Kept kept = OPEN.get(driver);
+			if (kept == null) {
+				kept = add(driver);
 				if (kept == null) {
-					OPEN.values().removeIf(open -> open.driver.isClosed());
-					if (OPEN.size() >= CONNECTIONS) {
-						return null;
-					}
-					kept = new Kept(driver);
-					OPEN.put(driver, kept);
+					return null;
 				}
 			}
-			return kept.busy.compareAndSet(false, true) ? kept : null;
+			if (!kept.busy.compareAndSet(false, true)) {
+				return null;
+			}
+			kept.sameSession();
+			return kept;
 		}
 
-		/** The server no longer knows the statement (its session was reset): it ran nothing. */
-		static boolean unknownToServer(SQLException ex) {
-			return ex.getErrorCode() == UNKNOWN_STATEMENT;
+		/** A new connection's entry, after dropping closed connections'; null when the table is full. */
+		private static @Nullable Kept add(org.mariadb.jdbc.Connection driver) {
+			synchronized (OPEN) {
+				Kept kept = OPEN.get(driver);
+				if (kept != null) {
+					return kept;
+				}
+				if (OPEN.size() >= CONNECTIONS && System.nanoTime() - fullUntil < 0) {
+					return null;
+				}
+				OPEN.values().removeIf(open -> open.driver.isClosed());
+				if (OPEN.size() >= CONNECTIONS) {
+					fullUntil = System.nanoTime() + 1_000_000_000L;
+					return null;
+				}
+				kept = new Kept(driver);
+				OPEN.put(driver, kept);
+				return kept;
+			}
+		}
+
+		/**
+		 * The server ran nothing: it no longer knows the statement (1243, its session was reset) or asks for it to be
+		 * prepared again (1615, a table it reads was altered).
+		 */
+		static boolean ranNothing(SQLException ex) {
+			return ex.getErrorCode() == 1243 || ex.getErrorCode() == 1615;
+		}
+
+		/**
+		 * Lets the pool see that the connection broke under a kept statement, which ran past the pool's proxies:
+		 * Connector/J refuses to prepare a statement on a closed connection with SQLState 08000, which HikariCP,
+		 * seeing it through its proxy, takes as a broken connection to evict. Nothing is sent.
+		 */
+		static void showThePool(Connection connection) {
+			try {
+				connection.prepareStatement("SELECT 1").close();
+			}
+			catch (SQLException ex) {
+				logger.debug("A lock connection broke under a statement prepared on the server", ex);
+			}
 		}
 
 		/** One connection's open statements by text. */
@@ -519,19 +606,45 @@ final class LockDatabase {
 
 			private final AtomicBoolean busy = new AtomicBoolean();
 
+			/** The server session the statements were prepared in. */
+			private long session;
+
 			Kept(org.mariadb.jdbc.Connection driver) {
 				this.driver = driver;
+				this.session = driver.getContext().getThreadId();
 			}
 
-			/** The open statement, prepared on the server the first time. */
+			/**
+			 * Drops the statements when the connection now talks to another server session (a failover URL reconnects
+			 * under the same connection): the new session numbers its statements afresh, so an old handle could name
+			 * another statement there.
+			 */
+			void sameSession() {
+				long now = driver.getContext().getThreadId();
+				if (now != session) {
+					statements.clear();
+					session = now;
+				}
+			}
+
+			/** The open statement, prepared on the server the first time; null when the connection keeps enough. */
+			@Nullable
 			PreparedStatement statement(String sql, boolean keys) throws SQLException {
 				PreparedStatement statement = statements.get(sql);
 				if (statement == null || statement.isClosed()) {
+					if (statement == null && statements.size() >= STATEMENTS) {
+						return null;
+					}
 					statement = driver.prepareInternal(sql, keys ? Statement.RETURN_GENERATED_KEYS
 							: Statement.NO_GENERATED_KEYS, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY, true);
 					statements.put(sql, statement);
 				}
 				return statement;
+			}
+
+			/** Whether the connection is closed (it broke under a statement). */
+			boolean closed() {
+				return driver.isClosed();
 			}
 
 			/** Drops the statements, which the connection's server session no longer has. */
