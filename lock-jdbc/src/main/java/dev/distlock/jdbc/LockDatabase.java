@@ -375,9 +375,6 @@ final class LockDatabase {
 				}
 				catch (SQLException ex) {
 					if (!ConnectorJ.ranNothing(ex)) {
-						if (kept.closed()) {
-							ConnectorJ.showThePool(connection);
-						}
 						throw ex;
 					}
 					kept.clear();
@@ -583,20 +580,6 @@ final class LockDatabase {
 			return ex.getErrorCode() == 1243 || ex.getErrorCode() == 1615;
 		}
 
-		/**
-		 * Lets the pool see that the connection broke under a kept statement, which ran past the pool's proxies:
-		 * Connector/J refuses to prepare a statement on a closed connection with SQLState 08000, which HikariCP,
-		 * seeing it through its proxy, takes as a broken connection to evict. Nothing is sent.
-		 */
-		static void showThePool(Connection connection) {
-			try {
-				connection.prepareStatement("SELECT 1").close();
-			}
-			catch (SQLException ex) {
-				logger.debug("A lock connection broke under a statement prepared on the server", ex);
-			}
-		}
-
 		/** One connection's open statements by text. */
 		static final class Kept {
 
@@ -640,11 +623,6 @@ final class LockDatabase {
 					statements.put(sql, statement);
 				}
 				return statement;
-			}
-
-			/** Whether the connection is closed (it broke under a statement). */
-			boolean closed() {
-				return driver.isClosed();
 			}
 
 			/** Drops the statements, which the connection's server session no longer has. */
