@@ -356,8 +356,10 @@ final class LockDatabase {
 
 		/**
 		 * Prepares the statement, binds the arguments and runs the execution on it. A statement the connection keeps
-		 * prepared on the server ({@link ConnectorJ}) stays open afterwards; one the server no longer knows (the
-		 * session was reset) is prepared again and run once more, as the server ran nothing.
+		 * prepared on the server ({@link ConnectorJ}) stays open afterwards. When the server ran nothing of it (it no
+		 * longer knows it, or asks for it to be prepared again) or the watchdog had no slot for it, the call runs once
+		 * more as a plain statement; in the first case the connection's kept statements are dropped, to be prepared
+		 * again by the next call.
 		 */
 		private <T> T run(String sql, boolean keys, Object[] args, Execution<T> execution) throws SQLException {
 			ConnectorJ.Kept kept = serverPrepared.contains(sql) ? ConnectorJ.claim(connection) : null;

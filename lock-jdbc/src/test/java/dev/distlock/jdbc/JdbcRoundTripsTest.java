@@ -318,15 +318,11 @@ class JdbcRoundTripsTest {
 		// One connection: the session counters read at the end are those of the connection the cycles ran on.
 		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 1)) {
 			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
-			long[] before = statementCounters(pool);
 			String key = "trips:prepared:" + System.nanoTime();
-			for (int cycle = 0; cycle < 20; cycle++) {
-				assertThat(provider.tryAcquire(request(key)).orElseThrow().release()).isTrue();
-			}
-			long[] after = statementCounters(pool);
+			long[] counted = cyclesCounted(pool, provider, key, 20);
 			// Two statements (the insert, the deleting release), each prepared once and executed twenty times.
-			assertThat(after[0] - before[0]).as("server-side prepares").isEqualTo(2);
-			assertThat(after[1] - before[1]).as("executions of prepared statements").isEqualTo(40);
+			assertThat(counted[0]).as("server-side prepares").isEqualTo(2);
+			assertThat(counted[1]).as("executions of prepared statements").isEqualTo(40);
 			assertThat(provider.isLocked(key)).isFalse();
 			provider.close();
 		}
@@ -340,14 +336,10 @@ class JdbcRoundTripsTest {
 			AtomicInteger statements = new AtomicInteger();
 			JdbcLockProvider provider = new JdbcLockProvider(counting(pool, statements), db.dialect(),
 					JdbcLockSettings.defaults().withServerPrepares(false));
-			long[] before = statementCounters(pool);
 			String key = "trips:text:" + System.nanoTime();
-			for (int cycle = 0; cycle < 5; cycle++) {
-				assertThat(provider.tryAcquire(request(key)).orElseThrow().release()).isTrue();
-			}
-			long[] after = statementCounters(pool);
-			assertThat(after[0] - before[0]).as("server-side prepares").isZero();
-			assertThat(after[1] - before[1]).as("executions of prepared statements").isZero();
+			long[] counted = cyclesCounted(pool, provider, key, 5);
+			assertThat(counted[0]).as("server-side prepares").isZero();
+			assertThat(counted[1]).as("executions of prepared statements").isZero();
 			assertThat(statements).as("statements the pool's connection saw").hasValue(10);
 			provider.close();
 		}
@@ -507,6 +499,20 @@ class JdbcRoundTripsTest {
 					"SELECT COUNT(*) FROM distributed_locks WHERE lock_key LIKE ?", Long.class, prefix + "%")).isZero();
 			provider.close();
 		}
+	}
+
+	/**
+	 * Runs uncontended acquire-and-release cycles on the key, each released, and returns how many server-side prepares
+	 * and executions of prepared statements the pool's one connection made over them.
+	 */
+	private static long[] cyclesCounted(DataSource pool, JdbcLockProvider provider, String key, int cycles)
+			throws Exception {
+		long[] before = statementCounters(pool);
+		for (int cycle = 0; cycle < cycles; cycle++) {
+			assertThat(provider.tryAcquire(request(key)).orElseThrow().release()).isTrue();
+		}
+		long[] after = statementCounters(pool);
+		return new long[] { after[0] - before[0], after[1] - before[1] };
 	}
 
 	/** The session's server-side prepares and executions of prepared statements ({@code Com_stmt_*}). */
