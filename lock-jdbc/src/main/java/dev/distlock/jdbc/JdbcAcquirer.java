@@ -99,6 +99,9 @@ final class JdbcAcquirer {
 		/** Whether this attempt wrote the mark (its validity counts from now). */
 		boolean written;
 
+		/** Whether another writer's live mark is on the row, so this one's was not written: releases name that one. */
+		boolean otherNamed;
+
 	}
 
 	/**
@@ -288,9 +291,9 @@ final class JdbcAcquirer {
 		String token = request.token();
 		long[] row = database.run(key, "acquire", bound, false, session -> session.query(sql.acquireExclusiveOrMark,
 				rs -> new long[] { rs.getObject(1) != null ? rs.getLong(1) : -1, rs.getObject(2) != null ? 1 : 0,
-						rs.getLong(2), rs.getLong(3), rs.getLong(4) },
+						rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5) },
 				key, token, owner, host, request.lockId(), leaseMs, nominalLease, mark, validityMs, key, mark,
-				validityMs / 2, key, key, mark, validityMs / 2)).get(0);
+				validityMs / 2, key, key, mark, validityMs / 2, key, mark)).get(0);
 		if (row[0] >= 0) {
 			seen.waiter = true; // this writer's own mark: its waiter_until stays, and others may wait
 			return row[0];
@@ -298,6 +301,7 @@ final class JdbcAcquirer {
 		refusal.holderLeftMicros = row[1] == 1 ? Math.max(0, row[2]) : 0;
 		refusal.written = row[4] > 0;
 		refusal.marked = row[4] > 0 || row[3] > 0;
+		refusal.otherNamed = !refusal.marked && row[5] > 0;
 		return null;
 	}
 

@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.LockRequest;
@@ -45,6 +46,13 @@ final class JdbcAcquisition implements Acquisition {
 	 * template's backoff decides it after the mark was written) is still woken, and stops at the end of this grace.
 	 */
 	static final Duration NOTIFY_GRACE = Duration.ofSeconds(30);
+
+	/**
+	 * On PostgreSQL, the longest wait of a writer that knows another writer is named: its JVM may not listen, so a
+	 * release naming nobody (after the named writer's grant) may not wake it, and it reads the row at least this often
+	 * whatever the template's backoff, without using up a retry.
+	 */
+	static final Duration NOT_NAMED_STEP = Duration.ofMillis(100);
 
 	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
@@ -127,6 +135,7 @@ final class JdbcAcquisition implements Acquisition {
 				return Optional.empty();
 			}
 			// A marked writer's later attempts mark with the attempt, in one statement.
+			waiter.listens(true);
 			JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
 			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, waiter.mark(), validityMs, refusal)
 				.map(lease -> new Granted(lease, sent));
@@ -140,6 +149,10 @@ final class JdbcAcquisition implements Acquisition {
 					notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 					markedUntilNanos = sent + validityMs * 1_000_000L;
 				}
+				return granted;
+			}
+			if (refusal.otherNamed) {
+				notNamed(sent, validityMs, refusal.holderLeftMicros);
 				return granted;
 			}
 			refused(validityMs);
@@ -161,9 +174,13 @@ final class JdbcAcquisition implements Acquisition {
 	 * left alone.
 	 */
 	private void refused(long validityMs) {
+		waiter.listens(true); // the mark below makes this waiter the one a release names
 		long sent = System.nanoTime();
 		notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
-		if (!request.shared()) {
+		if (!request.shared() && sql.markWaiterUnlessNamed != null) {
+			markUnlessNamed(sent, validityMs);
+		}
+		else if (!request.shared()) {
 			holderLeftMicros = markReadingLease(sql.markWaiterRemaining, validityMs);
 			marked |= holderLeftMicros >= 0;
 			markedUntilNanos = holderLeftMicros >= 0 ? sent + validityMs * 1_000_000L : 0;
@@ -181,6 +198,11 @@ final class JdbcAcquisition implements Acquisition {
 		else {
 			holderLeftMicros = remainingMicros(); // MySQL/MariaDB: no notifications, so a shared waiter sets no mark
 		}
+	}
+
+	@Override
+	public @Nullable Duration longestWait() {
+		return notified && marked && !waiter.listens() ? NOT_NAMED_STEP : null;
 	}
 
 	@Override
@@ -215,11 +237,14 @@ final class JdbcAcquisition implements Acquisition {
 		try {
 			List<long[]> row = database.run(request.key(), "read the holder's lease", ADMIN_MS, false,
 					session -> session.query(sql.remainingMarked, rs -> new long[] { rs.getLong(1), rs.getLong(2) },
-							request.key()));
+							waiter.mark(), request.key()));
 			if (row.isEmpty() || row.get(0)[0] <= 0 || row.get(0)[1] == 0) {
 				return false;
 			}
 			holderLeftMicros = row.get(0)[0];
+			// Releases name the writer whose mark is on the row: while it is another's, this JVM need not listen
+			// for this waiter, which wakes at its own timers and marks again when the row has no live writer mark.
+			waiter.listens(row.get(0)[1] == 2);
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -262,6 +287,47 @@ final class JdbcAcquisition implements Acquisition {
 					+ "'", ex);
 			return -1;
 		}
+	}
+
+	/**
+	 * On PostgreSQL, a refused writer's mark: written only where no other writer's live mark is on the row. Either way
+	 * the writer then reads the row before its attempts while half the validity is left ({@link #heldStill}): a named
+	 * writer is woken by the release naming it, one not named wakes at its own timers and marks once the row has no
+	 * live writer mark.
+	 */
+	private void markUnlessNamed(long sent, long validityMs) {
+		long[] row;
+		try {
+			row = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
+					session -> session.returningTwo(sql.markWaiterUnlessNamed, waiter.mark(), validityMs, request.key(),
+							waiter.mark(), request.key()));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
+			holderLeftMicros = -1;
+			return;
+		}
+		if (row == null) {
+			holderLeftMicros = 0; // the key's row is gone: the next attempt comes at once
+			markedUntilNanos = 0;
+			return;
+		}
+		marked = true;
+		markedUntilNanos = sent + validityMs * 1_000_000L;
+		holderLeftMicros = Math.max(0, row[0]);
+		if (row[1] == 0) {
+			waiter.listens(false);
+		}
+	}
+
+	/**
+	 * A writer's attempt found another writer's live mark and left it: releases name that writer until its grant. This
+	 * one waits at its own timers, reading the row first while half the validity is left.
+	 */
+	private void notNamed(long sent, long validityMs, long leftMicros) {
+		holderLeftMicros = leftMicros;
+		markedUntilNanos = sent + validityMs * 1_000_000L;
+		waiter.listens(false);
 	}
 
 	private long remainingMicros() {

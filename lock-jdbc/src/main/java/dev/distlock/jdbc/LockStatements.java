@@ -154,8 +154,9 @@ final class LockStatements {
 	final String remaining;
 
 	/**
-	 * {@link #remaining} and whether a live waiting writer's mark is on the key's row (1 or 0), a plain read that neither
-	 * locks nor writes the row: what a marked writer woken by its timer reads first ({@link JdbcAcquisition}).
+	 * {@link #remaining} and whose live waiting writer's mark is on the key's row (2 the given mark's, 1 another's, 0
+	 * none), a plain read that neither locks nor writes the row: what a marked writer woken by its timer reads first
+	 * ({@link JdbcAcquisition}).
 	 */
 	final String remainingMarked;
 
@@ -167,6 +168,13 @@ final class LockStatements {
 	 * RETURNING, on MySQL/MariaDB as LAST_INSERT_ID (the microseconds plus one), as a fencing token is.
 	 */
 	final String markWaiterRemaining;
+
+	/**
+	 * On PostgreSQL, what a refused writer without a mark runs instead of {@link #markWaiterRemaining}: it marks the
+	 * key's row only when no other writer's live mark is on it, and hands back the lease left and whether it marked
+	 * (1 or 0); no row when the key's row is gone. Null on MySQL/MariaDB.
+	 */
+	final @Nullable String markWaiterUnlessNamed;
 
 	/**
 	 * On PostgreSQL, a waiting reader's mark, handing back {@link #remaining} as {@link #markWaiterRemaining} does: it
@@ -367,7 +375,8 @@ final class LockStatements {
 		String left = dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE " + epoch
 				+ " END, shared_until)");
 		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
-		this.remainingMarked = "SELECT " + left + ", CASE WHEN " + writerLive + " THEN 1 ELSE 0 END FROM " + table
+		this.remainingMarked = "SELECT " + left + ", CASE WHEN " + writerLive + " THEN CASE WHEN waiter = ? "
+				+ "THEN 2 ELSE 1 END ELSE 0 END FROM " + table
 				+ " WHERE lock_key = ? AND holder = ''";
 		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
 				+ " WHERE lock_key = ? AND holder = ''";
@@ -375,6 +384,12 @@ final class LockStatements {
 		// reads as no value) is the statement's LAST_INSERT_ID, which the OK packet carries.
 		this.markWaiterRemaining = dialect == JdbcDialect.POSTGRESQL ? markWaiter + " RETURNING " + left
 				: markWaiter + " AND LAST_INSERT_ID(GREATEST(0, " + left + ") + 1) > 0";
+		// PostgreSQL: a writer marks only a row without another writer's live mark, so the writer a release names
+		// stays named until its grant (or its mark ends), and the others know they are not named.
+		this.markWaiterUnlessNamed = dialect == JdbcDialect.POSTGRESQL ? "WITH marked AS (UPDATE " + table
+				+ " SET waiter = ?, waiter_until = " + plus + " WHERE lock_key = ? AND holder = '' AND NOT COALESCE("
+				+ "waiter <> ? AND waiter_until > " + now + ", FALSE) RETURNING 1) SELECT " + left
+				+ ", (SELECT COUNT(*) FROM marked) FROM " + table + " WHERE lock_key = ? AND holder = ''" : null;
 		this.markReaderRemaining = dialect == JdbcDialect.POSTGRESQL ? "UPDATE " + table + " SET waiter = CASE WHEN "
 				+ writerLive + " THEN waiter ELSE NULL END, waiter_until = CASE WHEN " + writerLive
 				+ " THEN waiter_until ELSE GREATEST(COALESCE(waiter_until, " + epoch + "), " + plus + ") END "
@@ -384,10 +399,13 @@ final class LockStatements {
 		this.acquireExclusiveOrMark = acquireExclusive == null ? null
 				: "WITH attempt AS (" + acquireExclusive + "), marked AS (UPDATE " + table + " SET waiter = ?, "
 						+ "waiter_until = " + plus + " WHERE lock_key = ? AND holder = '' AND NOT EXISTS (SELECT 1 FROM "
-						+ "attempt) AND (waiter IS DISTINCT FROM ? OR waiter_until <= " + plus + ") RETURNING 1) "
+						+ "attempt) AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now
+						+ " OR (waiter = ? AND waiter_until <= " + plus + ")) RETURNING 1) "
 						+ "SELECT (SELECT fence FROM attempt), (SELECT " + left + " FROM " + table + " WHERE lock_key = ? "
 						+ "AND holder = ''), (SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND holder = '' AND "
-						+ "waiter = ? AND waiter_until > " + plus + "), (SELECT COUNT(*) FROM marked)";
+						+ "waiter = ? AND waiter_until > " + plus + "), (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) "
+						+ "FROM " + table + " WHERE lock_key = ? AND holder = '' AND waiter <> ? AND waiter_until > " + now
+						+ ")";
 		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND holder = '' AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "

@@ -27,7 +27,10 @@ import org.apache.commons.logging.LogFactory;
  * in whichever of them it waits (if in this JVM at all), one with the key alone every waiter of the key. When the
  * connection breaks, every joined {@link Wakeups} wakes all its waiters (a release may have been missed) and the
  * connection is opened again; a channel joined while the connection is open is listened to within one poll, and its
- * waiters are then woken once.
+ * waiters are then woken once. It listens only while a waiter of this JVM {@link #need() needs} it: PostgreSQL 15
+ * signals every listening backend of the database on each commit that notifies, and each wakes to read the queue, so
+ * a JVM whose waiters are all writers that another writer is named before sends {@code UNLISTEN *} and waits, its
+ * connection still borrowed; the next waiter that needs it makes it LISTEN again and then wakes every waiter once.
  */
 final class PostgresListener {
 
@@ -35,6 +38,9 @@ final class PostgresListener {
 
 	/** How long one poll for notifications blocks; also how soon a new channel is listened to or a stop is seen. */
 	static final int POLL_MILLIS = 250;
+
+	/** The shortest poll: while waiters start and stop needing notifications, how soon the connection stops listening. */
+	static final int MIN_POLL_MILLIS = 5;
 
 	/** The listener of each DataSource (by identity) that has at least one member; guarded by itself. */
 	private static final Map<DataSource, PostgresListener> listeners = new IdentityHashMap<>();
@@ -57,6 +63,18 @@ final class PostgresListener {
 	private int joined;
 
 	private volatile boolean stopped;
+
+	/** Guards {@link #needing} and {@link #needChanges}; the listener thread waits on it while nothing needs it. */
+	private final Object needs = new Object();
+
+	/** Waiters of this JVM that may be named by a release or wait to be woken with every waiter of their key. */
+	private int needing;
+
+	/** Counts every {@link #need()} and {@link #unneed()}: the listener polls briefly while it moves. */
+	private long needChanges;
+
+	/** Whether the connection listens to the joined channels now. */
+	private volatile boolean listening;
 
 	private PostgresListener(DataSource dataSource) {
 		this.dataSource = dataSource;
@@ -132,6 +150,40 @@ final class PostgresListener {
 		}
 	}
 
+	/**
+	 * A waiter of this JVM may be named by a release, or waits to be woken with every waiter of its key: the
+	 * connection must listen. The first makes it LISTEN (to every joined channel) and wakes every waiter once the LISTEN
+	 * has taken effect, since releases before it are unknown.
+	 */
+	void need() {
+		synchronized (needs) {
+			needChanges++;
+			if (needing++ == 0) {
+				needs.notifyAll();
+			}
+		}
+	}
+
+	/** A waiter that {@link #need() needed} notifications needs them no more. */
+	void unneed() {
+		synchronized (needs) {
+			needChanges++;
+			needing--;
+		}
+	}
+
+	/** How many waiters need notifications (tests). */
+	int needing() {
+		synchronized (needs) {
+			return needing;
+		}
+	}
+
+	/** Whether the connection listens now (tests). */
+	boolean listening() {
+		return listening;
+	}
+
 	private void listen() {
 		long backoff = 100;
 		while (!stopped) {
@@ -140,10 +192,29 @@ final class PostgresListener {
 				Set<String> listening = new HashSet<>();
 				backoff = 100;
 				try {
+					int slice = POLL_MILLIS;
+					long seen = -1;
 					while (!stopped) {
+						long changes;
+						synchronized (needs) {
+							if (needing == 0 && listening.isEmpty()) {
+								// Nothing to hear: a backend that listens is signalled on every notifying commit.
+								needs.wait(POLL_MILLIS);
+								continue;
+							}
+							changes = needChanges;
+						}
+						if (needing() == 0) {
+							unlistenAll(connection, listening);
+							continue;
+						}
 						follow(connection, listening);
+						// Short polls while waiters come and go, so the connection stops listening soon after the
+						// last one that needed it; longer ones while nothing changes.
+						slice = changes != seen ? MIN_POLL_MILLIS : Math.min(POLL_MILLIS, slice * 2);
+						seen = changes;
 						for (PostgresNotifications.Notification notification : PostgresNotifications.poll(connection,
-								POLL_MILLIS)) {
+								slice)) {
 							Set<Wakeups> set = members.get(memberChannel(notification.channel()));
 							if (set != null) {
 								set.forEach(wakeups -> wakeups.wake(notification.key(), notification.token()));
@@ -152,6 +223,7 @@ final class PostgresListener {
 					}
 				}
 				finally {
+					this.listening = false;
 					unlistenQuietly(connection, listening);
 				}
 			}
@@ -169,7 +241,20 @@ final class PostgresListener {
 				}
 				backoff = Math.min(backoff * 2, 5_000);
 			}
+			catch (InterruptedException interrupted) {
+				return;
+			}
 		}
+	}
+
+	/**
+	 * Stops listening to every channel: the backend leaves PostgreSQL's listeners, which every notifying commit in the
+	 * database signals. The next need listens again and wakes every waiter ({@link #follow}).
+	 */
+	private void unlistenAll(Connection connection, Set<String> listening) throws SQLException {
+		this.listening = false;
+		execute(connection, "UNLISTEN *");
+		listening.clear();
 	}
 
 	/** The table's channel a notification came on: its own, or this listener's named channel of it. */
@@ -188,6 +273,7 @@ final class PostgresListener {
 				execute(connection, "LISTEN " + channel);
 				execute(connection, "LISTEN " + namedChannel(channel, tag));
 				listening.add(channel);
+				this.listening = true;
 				Set<Wakeups> set = members.get(channel);
 				if (set != null) {
 					set.forEach(Wakeups::wakeAll);

@@ -18,8 +18,11 @@ import org.jspecify.annotations.Nullable;
  * joined when this provider's first waiter arrives, fans the notifications out, so releases made by other providers and
  * other JVMs wake waiters too. A release that finds a live waiting writer's mark on the key's row names that writer:
  * only it is woken, the others wake at their own timers (the template's backoff, the holder's lease end, the end of the
- * notifications for their mark), and each refused writer marks again (unless its own mark is still in place), so the
- * last to mark is named next; a release that finds no such mark wakes every waiter of the key.
+ * notifications for their mark); on PostgreSQL a writer marks only a row without another writer's live mark, so the
+ * named writer stays named until its grant, and the others mark once no live writer mark is left; a release that finds
+ * no such mark wakes every waiter of the key. Each waiter tells the LISTEN connection whether it needs notifications
+ * ({@link Waiter#listens}): a writer that knows another is named does not, and a connection nobody needs does not
+ * listen, since PostgreSQL signals every listening backend on each notifying commit.
  * On PostgreSQL a writer's mark is its {@link Waiter#mark()}: the owner token behind the LISTEN connection's tag, so
  * a release naming it notifies that connection's own channel and no other JVM's ({@link PostgresListener}).
  * MySQL/MariaDB have no notifications: there, waiters from other JVMs wake at the holder's remaining lease or at the
@@ -61,9 +64,39 @@ final class Wakeups implements AutoCloseable {
 
 		private final Semaphore signal = new Semaphore(0);
 
-		private Waiter(String key, String mark) {
+		/** The LISTEN connection this waiter counts on, or null where nothing notifies. */
+		private final @Nullable PostgresListener listener;
+
+		/** Whether this waiter counts among those the LISTEN connection listens for; guarded by this. */
+		private boolean needing;
+
+		private Waiter(String key, String mark, @Nullable PostgresListener listener) {
 			this.key = key;
 			this.mark = mark;
+			this.listener = listener;
+		}
+
+		/**
+		 * Whether releases may name this waiter or wake it with every waiter of its key, so this JVM's LISTEN
+		 * connection must listen ({@link PostgresListener#need()}): from its registration, except while a writer has
+		 * read another writer's live mark on the key's row (releases name that one; it wakes at its own timers).
+		 * A waiter that listens again is woken once the LISTEN has taken effect.
+		 */
+		synchronized boolean listens() {
+			return needing;
+		}
+
+		synchronized void listens(boolean needed) {
+			if (listener == null || needing == needed) {
+				return;
+			}
+			needing = needed;
+			if (needed) {
+				listener.need();
+			}
+			else {
+				listener.unneed();
+			}
 		}
 
 		/**
@@ -92,6 +125,7 @@ final class Wakeups implements AutoCloseable {
 
 		@Override
 		public void close() {
+			listens(false);
 			waiters.computeIfPresent(key, (k, set) -> {
 				set.remove(this);
 				return set.isEmpty() ? null : set;
@@ -105,8 +139,15 @@ final class Wakeups implements AutoCloseable {
 	 * is missed.
 	 */
 	Waiter register(String key, String token) {
-		Waiter waiter = new Waiter(key, joinAndMark(token));
+		PostgresListener joined;
+		String mark;
+		synchronized (this) {
+			mark = joinAndMark(token);
+			joined = listener;
+		}
+		Waiter waiter = new Waiter(key, mark, joined);
 		waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
+		waiter.listens(true); // in the map first: the wake-up after the LISTEN reaches it
 		return waiter;
 	}
 
@@ -145,6 +186,11 @@ final class Wakeups implements AutoCloseable {
 	/** The tag of the LISTEN connection this provider joined, or null before it joined one (tests). */
 	synchronized @Nullable String tag() {
 		return listener != null ? listener.tag() : null;
+	}
+
+	/** The LISTEN connection this provider joined, or null before it joined one (tests). */
+	synchronized @Nullable PostgresListener listener() {
+		return listener;
 	}
 
 	/** Whether this provider has joined the LISTEN connection of its DataSource. */

@@ -100,7 +100,7 @@ class PostgresListenerTest {
 	}
 
 	@Test
-	void aReleaseNamesTheLastWaitingWriterAndWakesOnlyItThenOneNamingNobodyWakesEveryWaiter() throws Exception {
+	void aReleaseNamesTheWaitingWriterThatMarkedFirstAndWakesOnlyItThenOneNamingNobodyWakesEveryWaiter() throws Exception {
 		String application = "distlock-listen-" + System.nanoTime();
 		String key = "listen:" + System.nanoTime();
 		DataSource admin = DB.dataSource();
@@ -121,25 +121,74 @@ class PostgresListenerTest {
 				first.awaitSignal(Duration.ofSeconds(10)); // a longer wait: the next mark lives 30 s, not 1 s
 				last.awaitSignal(Duration.ofSeconds(10));
 				assertThat(first.tryOnce()).isEmpty();
-				assertThat(last.tryOnce()).isEmpty(); // its mark replaces the first's: it is the one named
+				assertThat(last.tryOnce()).isEmpty(); // the first's live mark stays: the first is the one named
 
 				assertThat(held.release()).isTrue();
-				String mark = PostgresListener.mark(waiters.wakeups().tag(), lastRequest.token());
-				assertThat(payloads(named, key, PATIENCE)).as("the release names the last waiting writer")
+				String mark = PostgresListener.mark(waiters.wakeups().tag(), firstRequest.token());
+				assertThat(payloads(named, key, PATIENCE)).as("the release names the writer that marked first")
 					.containsExactly(mark + PostgresNotifications.NAMED + key);
 				assertThat(payloads(listening, key, Duration.ofSeconds(1)))
 					.as("sent to the named writer's LISTEN connection alone, not on the table's channel")
 					.isEmpty();
-				assertThat(last.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
-				assertThat(first.awaitSignal(Duration.ZERO)).as("the waiter not named, not woken").isFalse();
-				Acquisition.Granted granted = last.tryOnce().orElseThrow();
+				assertThat(first.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
+				assertThat(last.awaitSignal(Duration.ZERO)).as("the waiter not named, not woken").isFalse();
+				Acquisition.Granted granted = first.tryOnce().orElseThrow();
 
 				// The grant withdrew the named writer's own mark: its release names nobody and wakes every waiter.
 				assertThat(granted.lease().release()).isTrue();
 				assertThat(payloads(listening, key, PATIENCE)).as("a release naming nobody").containsExactly(key);
-				assertThat(grantedAfterWakeUps(first)).as("the waiter not named before, woken now").isTrue();
+				assertThat(grantedAfterWakeUps(last)).as("the waiter not named before, woken now").isTrue();
 			}
 			waiters.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	@Test
+	void aJvmWhoseOnlyWriterFindsAnotherNamedStopsListeningAndListensAgainWhenItsWriterMarks() throws Exception {
+		String named = "distlock-listen-" + System.nanoTime();
+		String other = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
+		try (HikariDataSource poolA = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + named, 4);
+				HikariDataSource poolB = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + other, 4)) {
+			// Two JVMs as far as LISTEN goes: one listener per DataSource.
+			JdbcLockProvider a = new JdbcLockProvider(poolA, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			JdbcLockProvider b = new JdbcLockProvider(poolB, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition first = a.begin(exclusive(key, Duration.ofSeconds(30)));
+					Acquisition second = b.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(first.tryOnce()).isEmpty(); // marks the row: named
+				assertThat(second.tryOnce()).isEmpty(); // finds the first's live mark and leaves it
+				awaitListeners(admin, named, 1);
+				PostgresListener listenerB = b.wakeups().listener();
+				assertThat(listenerB).isNotNull();
+				assertThat(listenerB.needing()).as("the writer not named needs no notifications").isZero();
+				awaitListeners(admin, other, 0);
+				assertThat(poolB.getHikariPoolMXBean().getActiveConnections())
+					.as("its LISTEN connection stays borrowed, listening to nothing").isEqualTo(1);
+				assertThat(listenerB.listening()).isFalse();
+				assertThat(second.longestWait()).as("read at least this often, a release naming nobody may not wake it")
+					.isEqualTo(JdbcAcquisition.NOT_NAMED_STEP);
+				assertThat(first.longestWait()).as("the named writer waits for the release naming it").isNull();
+
+				// The named writer gives up: its mark is withdrawn, and the other's next attempt marks the row.
+				first.close();
+				assertThat(second.tryOnce()).isEmpty();
+				assertThat(listenerB.needing()).isEqualTo(1);
+				assertThat(second.longestWait()).isNull();
+				awaitListeners(admin, other, 1);
+				assertThat(second.awaitSignal(PATIENCE)).as("woken once the LISTEN took effect").isTrue();
+
+				assertThat(held.release()).isTrue();
+				assertThat(grantedAfterWakeUps(second)).as("named now, woken by the release's NOTIFY").isTrue();
+			}
+			a.close();
+			b.close();
+			awaitListeners(admin, other, 0);
 		}
 		finally {
 			holder.close();
@@ -169,14 +218,14 @@ class PostgresListenerTest {
 				for (Acquisition each : waiting) {
 					waiters.wakeups().wakeAll(); // so that the longer wait below ends at once
 					each.awaitSignal(Duration.ofSeconds(10)); // a longer wait: the next mark lives 30 s, not 1 s
-					assertThat(each.tryOnce()).isEmpty(); // each mark replaces the one before: the last is named
+					assertThat(each.tryOnce()).isEmpty(); // the first mark stays while it lives: the first is named
 				}
 				for (Acquisition each : waiting) {
 					each.awaitSignal(Duration.ZERO); // wake-ups left over from the above
 				}
 
 				assertThat(held.release()).isTrue();
-				Acquisition named = waiting.get(3);
+				Acquisition named = waiting.get(0);
 				assertThat(named.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
 				sent.clear();
 				Acquisition.Granted granted = named.tryOnce().orElseThrow();
@@ -193,13 +242,13 @@ class PostgresListenerTest {
 				// queue behind. (The long waits end at once, on the wake-up, and make the new mark live 30 s.)
 				waiters.wakeups().wakeAll();
 				sent.clear();
-				assertThat(waiting.get(0).awaitSignal(Duration.ofSeconds(10))).isTrue();
-				assertThat(waiting.get(0).tryOnce()).isEmpty();
+				assertThat(waiting.get(1).awaitSignal(Duration.ofSeconds(10))).isTrue();
+				assertThat(waiting.get(1).tryOnce()).isEmpty();
 				assertThat(sent).hasSize(2);
 				assertThat(sent.get(0)).startsWith("SELECT");
 				assertThat(sent.get(1)).startsWith("WITH");
 				try (Connection locking = lockingKeyRow(admin, key)) {
-					for (Acquisition other : waiting.subList(1, 3)) {
+					for (Acquisition other : waiting.subList(2, 4)) {
 						sent.clear();
 						assertThat(other.awaitSignal(Duration.ofSeconds(10))).isTrue();
 						assertThat(other.tryOnce()).isEmpty();
@@ -210,8 +259,8 @@ class PostgresListenerTest {
 
 				// The next release names the writer that marked again.
 				assertThat(granted.lease().release()).isTrue();
-				assertThat(waiting.get(0).awaitSignal(PATIENCE)).as("named now").isTrue();
-				assertThat(waiting.get(0).tryOnce()).hasValueSatisfying(
+				assertThat(waiting.get(1).awaitSignal(PATIENCE)).as("named now").isTrue();
+				assertThat(waiting.get(1).tryOnce()).hasValueSatisfying(
 						next -> assertThat(next.lease().release()).isTrue());
 			}
 			finally {
@@ -461,9 +510,13 @@ class PostgresListenerTest {
 				assertThat(grantedAfterWakeUps(waitingB)).as("the second provider's waiter, woken by NOTIFY").isTrue();
 			}
 
+			// Nobody waits now: the connection listens to nothing (PostgreSQL signals every listening backend on each
+			// notifying commit), and stays borrowed while a provider lives.
+			awaitListeners(admin, application, 0);
 			first.close();
 			Thread.sleep(1_000);
-			assertThat(listeners(admin, application)).as("still one while the second provider lives").isEqualTo(1);
+			assertThat(pool.getHikariPoolMXBean().getActiveConnections())
+				.as("still borrowed while the second provider lives").isEqualTo(1);
 			second.close();
 			awaitListeners(admin, application, 0);
 			long deadline = System.nanoTime() + PATIENCE.toNanos();
