@@ -97,7 +97,7 @@ final class JdbcAcquisition implements Acquisition {
 		this.database = database;
 		this.sql = sql;
 		this.request = request;
-		this.waiter = wakeups.register(request.key(), request.token());
+		this.waiter = wakeups.register(request.key(), request.token(), request.shared());
 		this.notified = sql.markReaderRemaining != null;
 	}
 
@@ -131,10 +131,13 @@ final class JdbcAcquisition implements Acquisition {
 		long sent = System.nanoTime();
 		long validityMs = markValidityMillis();
 		if (marked && sql.acquireExclusiveOrMark != null) {
-			if (sent + validityMs * 500_000L < markedUntilNanos && heldStill()) {
+			// A writer that knows another is named has no mark to renew: it reads first, and attempts (and may mark)
+			// only when the read finds the key free or no live writer mark on it.
+			if ((!waiter.listens() || sent + validityMs * 500_000L < markedUntilNanos) && heldStill()) {
 				return Optional.empty();
 			}
-			// A marked writer's later attempts mark with the attempt, in one statement.
+			// A marked writer's later attempts mark with the attempt, in one statement. It counts itself in first: a
+			// release naming it then either finds this JVM listening or comes before the LISTEN, whose wake-up it gets.
 			waiter.listens(true);
 			JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
 			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, waiter.mark(), validityMs, refusal)
@@ -174,7 +177,7 @@ final class JdbcAcquisition implements Acquisition {
 	 * left alone.
 	 */
 	private void refused(long validityMs) {
-		waiter.listens(true); // the mark below makes this waiter the one a release names
+		waiter.listens(true); // before the mark: see tryOnce
 		long sent = System.nanoTime();
 		notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared() && sql.markWaiterUnlessNamed != null) {
@@ -214,7 +217,7 @@ final class JdbcAcquisition implements Acquisition {
 			Duration untilLeaseEnd = Duration.ofNanos(holderLeftMicros * 1_000L).plusMillis(1);
 			wait = untilLeaseEnd.compareTo(max) < 0 ? untilLeaseEnd : max;
 		}
-		if (notified && notifiedUntilNanos != 0) {
+		if (notified && notifiedUntilNanos != 0 && waiter.listens()) {
 			// Releases notify only while a mark lives, and for the grace after it (one nobody waits for sends none).
 			Duration untilNotifiesEnd = Duration.ofNanos(Math.max(0, notifiedUntilNanos - System.nanoTime()));
 			wait = untilNotifiesEnd.compareTo(wait) < 0 ? untilNotifiesEnd : wait;
@@ -304,7 +307,7 @@ final class JdbcAcquisition implements Acquisition {
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
-			holderLeftMicros = -1;
+			holderLeftMicros = -1; // the mark may have been written: this waiter keeps counting itself in
 			return;
 		}
 		if (row == null) {
@@ -315,9 +318,7 @@ final class JdbcAcquisition implements Acquisition {
 		marked = true;
 		markedUntilNanos = sent + validityMs * 1_000_000L;
 		holderLeftMicros = Math.max(0, row[0]);
-		if (row[1] == 0) {
-			waiter.listens(false);
-		}
+		waiter.listens(row[1] == 1);
 	}
 
 	/**

@@ -276,7 +276,7 @@ final class PostgresListener {
 				this.listening = true;
 				Set<Wakeups> set = members.get(channel);
 				if (set != null) {
-					set.forEach(Wakeups::wakeAll);
+					set.forEach(Wakeups::wakeListening);
 				}
 			}
 		}

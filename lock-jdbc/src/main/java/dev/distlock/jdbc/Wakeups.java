@@ -139,6 +139,15 @@ final class Wakeups implements AutoCloseable {
 	 * is missed.
 	 */
 	Waiter register(String key, String token) {
+		return register(key, token, true);
+	}
+
+	/**
+	 * {@link #register(String, String)}, counting the waiter among those the LISTEN connection listens for only when
+	 * {@code listens}: a writer counts itself in once its mark is written ({@link Waiter#listens(boolean)}); a release
+	 * between the mark and the LISTEN is covered by the wake-up after the LISTEN.
+	 */
+	Waiter register(String key, String token, boolean listens) {
 		PostgresListener joined;
 		String mark;
 		synchronized (this) {
@@ -147,7 +156,7 @@ final class Wakeups implements AutoCloseable {
 		}
 		Waiter waiter = new Waiter(key, mark, joined);
 		waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(waiter);
-		waiter.listens(true); // in the map first: the wake-up after the LISTEN reaches it
+		waiter.listens(listens); // in the map first: the wake-up after the LISTEN reaches it
 		return waiter;
 	}
 
@@ -170,6 +179,18 @@ final class Wakeups implements AutoCloseable {
 				waiter.wake();
 			}
 		}
+	}
+
+	/**
+	 * Wakes every waiter that counts on notifications (the LISTEN connection listens again: a release may have gone
+	 * unseen); the others wake at their own timers, as they do anyway.
+	 */
+	void wakeListening() {
+		waiters.values().forEach(set -> set.forEach(waiter -> {
+			if (waiter.listens()) {
+				waiter.wake();
+			}
+		}));
 	}
 
 	/** Wakes every waiter (the LISTEN connection opened or broke: a release may have gone unseen). */

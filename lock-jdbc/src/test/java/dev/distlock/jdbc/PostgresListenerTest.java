@@ -196,6 +196,51 @@ class PostgresListenerTest {
 	}
 
 	@Test
+	void aWriterThatKnowsAnotherIsNamedStillWaitsItsStepsLongAfterTheNotificationsForItsOwnMarkEnded() throws Exception {
+		String key = "listen:" + System.nanoTime();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
+		try (HikariDataSource poolA = DB.pool(DB.jdbcUrl(DB.port()), 4);
+				HikariDataSource poolB = DB.pool(DB.jdbcUrl(DB.port()), 4)) {
+			JdbcLockProvider a = new JdbcLockProvider(poolA, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			JdbcLockProvider b = new JdbcLockProvider(poolB, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			try (Acquisition first = a.begin(exclusive(key, Duration.ofSeconds(30)));
+					Acquisition second = b.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(first.tryOnce()).isEmpty(); // named
+				renewLongMark(a, first); // a mark of 30 s, renewed below, so the first stays named throughout
+				assertThat(second.tryOnce()).isEmpty(); // not named: its notifications would end 1 s + 30 s from now
+				Thread.sleep(16_000);
+				renewLongMark(a, first);
+				Thread.sleep(16_000);
+
+				// Past the end of the notifications a mark of its own would have had, it still waits each step.
+				long waited = 0;
+				for (int i = 0; i < 5; i++) {
+					long started = System.nanoTime();
+					assertThat(second.awaitSignal(JdbcAcquisition.NOT_NAMED_STEP)).isFalse();
+					waited += System.nanoTime() - started;
+					assertThat(second.tryOnce()).isEmpty();
+				}
+				assertThat(Duration.ofNanos(waited)).as("five whole steps, not a loop of statements")
+					.isGreaterThanOrEqualTo(JdbcAcquisition.NOT_NAMED_STEP.multipliedBy(5));
+				assertThat(held.release()).isTrue();
+			}
+			a.close();
+			b.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	/** Makes the named writer's next mark live 30 s (a long last wait) and rewrites it. */
+	private static void renewLongMark(JdbcLockProvider provider, Acquisition named) throws InterruptedException {
+		provider.wakeups().wakeAll();
+		named.awaitSignal(Duration.ofSeconds(10)); // ends at once, on the wake-up
+		assertThat(named.tryOnce()).isEmpty();
+	}
+
+	@Test
 	void ofFourWaitingWritersOnlyTheNamedOneAttemptsAfterAReleaseAndTheOthersOnlyReadTheRowWithoutLockingIt()
 			throws Exception {
 		String application = "distlock-listen-" + System.nanoTime();
