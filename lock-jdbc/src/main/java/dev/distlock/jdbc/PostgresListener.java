@@ -29,8 +29,9 @@ import org.apache.commons.logging.LogFactory;
  * connection is opened again; a channel joined while the connection is open is listened to within one poll, and its
  * waiters are then woken once. It listens only while a waiter of this JVM {@link #need() needs} it: PostgreSQL 15
  * signals every listening backend of the database on each commit that notifies, and each wakes to read the queue, so
- * a JVM whose waiters are all writers that another writer is named before sends {@code UNLISTEN *} and waits, its
- * connection still borrowed; the next waiter that needs it makes it LISTEN again and then wakes every waiter once.
+ * a JVM whose waiters are all writers that another writer is named before UNLISTENs its channels and waits, its
+ * connection still borrowed; the next waiter that needs it makes it LISTEN again and then wakes the waiters that
+ * need it.
  */
 final class PostgresListener {
 
@@ -224,7 +225,7 @@ final class PostgresListener {
 				}
 				finally {
 					this.listening = false;
-					unlistenQuietly(connection, listening);
+					unlistenQuietly(connection);
 				}
 			}
 			catch (SQLException | RuntimeException ex) {
@@ -248,12 +249,17 @@ final class PostgresListener {
 	}
 
 	/**
-	 * Stops listening to every channel: the backend leaves PostgreSQL's listeners, which every notifying commit in the
-	 * database signals. The next need listens again and wakes every waiter ({@link #follow}).
+	 * Stops listening to every channel, one by one: with none left the backend leaves PostgreSQL's listeners, which
+	 * every notifying commit in the database signals. The next need listens again and wakes the waiters that count
+	 * themselves in ({@link #follow}). (The connection's last statement is then an {@code UNLISTEN} of a channel;
+	 * {@code UNLISTEN *} is its last only once it goes back to the pool.)
 	 */
 	private void unlistenAll(Connection connection, Set<String> listening) throws SQLException {
 		this.listening = false;
-		execute(connection, "UNLISTEN *");
+		for (String channel : listening) {
+			execute(connection, "UNLISTEN " + channel);
+			execute(connection, "UNLISTEN " + namedChannel(channel, tag));
+		}
 		listening.clear();
 	}
 
@@ -290,11 +296,11 @@ final class PostgresListener {
 		}
 	}
 
-	/** The connection goes back to the pool listening to nothing, or pgjdbc would queue notifications on it. */
-	private static void unlistenQuietly(Connection connection, Set<String> listening) {
-		if (listening.isEmpty()) {
-			return;
-		}
+	/**
+	 * The connection goes back to the pool listening to nothing, or pgjdbc would queue notifications on it; sent even
+	 * when nothing is listened to now, so {@code UNLISTEN *} is always its last statement.
+	 */
+	private static void unlistenQuietly(Connection connection) {
 		try {
 			execute(connection, "UNLISTEN *");
 		}

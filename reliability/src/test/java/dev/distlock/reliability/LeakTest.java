@@ -107,8 +107,11 @@ class LeakTest {
 	void postgresqlCyclesLeakNoThreadsConnectionsListenersRowsOrRegistryEntries() throws Exception {
 		TestDatabase database = TestDatabase.POSTGRESQL;
 		DataSource probe = database.dataSource();
+		// The LISTEN connection, listening or not: once no waiter needs notifications it UNLISTENs its channels one by
+		// one and stays borrowed until the provider closes; its last statement before the pool has it back is
+		// UNLISTEN *.
 		String listening = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'distlock-leak-postgresql'"
-				+ " AND query LIKE 'LISTEN %'";
+				+ " AND (query LIKE 'LISTEN %' OR (query LIKE 'UNLISTEN %' AND query <> 'UNLISTEN *'))";
 		jdbcCyclesLeakNothing("postgresql", database, () -> count(probe, listening));
 	}
 
