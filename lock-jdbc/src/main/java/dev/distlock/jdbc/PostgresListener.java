@@ -197,6 +197,7 @@ final class PostgresListener {
 					long seen = -1;
 					while (!stopped) {
 						long changes;
+						boolean needed;
 						synchronized (needs) {
 							if (needing == 0 && listening.isEmpty()) {
 								// Nothing to hear: a backend that listens is signalled on every notifying commit.
@@ -204,8 +205,9 @@ final class PostgresListener {
 								continue;
 							}
 							changes = needChanges;
+							needed = needing > 0;
 						}
-						if (needing() == 0) {
+						if (!needed) {
 							unlistenAll(connection, listening);
 							continue;
 						}
