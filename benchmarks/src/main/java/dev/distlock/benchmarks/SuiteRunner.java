@@ -31,7 +31,12 @@ final class SuiteRunner {
 
 	private static final Log logger = LogFactory.getLog(SuiteRunner.class);
 
-	private static final int ROUNDS = 3;
+	/**
+	 * The fewest interleaved rounds the uncontended window is split into; a window of more seconds is split into rounds
+	 * of one second each, so a longer window averages more places in the round and more moments of the host's load
+	 * instead of longer stretches of the same few.
+	 */
+	private static final int MIN_ROUNDS = 3;
 
 	private final Settings settings;
 
@@ -82,7 +87,7 @@ final class SuiteRunner {
 			clients.add(client);
 		}
 		try {
-			Progress.say("  uncontended, " + ROUNDS + " interleaved rounds");
+			Progress.say("  uncontended, " + rounds() + " interleaved rounds");
 			uncontended(arms, results, clients, 1);
 			uncontended(arms, results, clients, 8);
 			for (int i = 0; i < arms.size(); i++) {
@@ -110,12 +115,13 @@ final class SuiteRunner {
 			int threads) {
 		double[] sums = new double[arms.size()];
 		int count = arms.size();
-		for (int round = 0; round < ROUNDS; round++) {
+		int rounds = rounds();
+		for (int round = 0; round < rounds; round++) {
 			// Each round starts a third of the list further on. An arm's figure depends on its place in the round (in
 			// two scratch runs the arm right after the floor ran 22-23% slower than the same arm two places later,
 			// whichever arm it was), so no arm keeps one place: each takes places spread over the round.
 			for (int slot = 0; slot < count; slot++) {
-				int i = (slot + round * count / ROUNDS) % count;
+				int i = (slot + round * count / rounds) % count;
 				LockClient client = clients.get(i);
 				if (client == null || results.get(i).failed()) {
 					continue;
@@ -127,7 +133,7 @@ final class SuiteRunner {
 					}
 					long scans = seqScans(arms.get(i));
 					sums[i] += Uncontended.cyclesPerSecond(client, prefix(arms.get(i), arms), threads,
-							settings.window().dividedBy(ROUNDS));
+							settings.window().dividedBy(rounds));
 					countScans(arms.get(i), results.get(i), threads + (threads == 1 ? " thread" : " threads"), scans);
 					if (gauge != null) {
 						ArmResult.Connections seen = new ArmResult.Connections(gauge.maxInUse(), gauge.maxWaitMillis(),
@@ -144,14 +150,19 @@ final class SuiteRunner {
 			ArmResult result = results.get(i);
 			if (!result.failed()) {
 				if (threads == 1) {
-					result.oneThread = sums[i] / ROUNDS;
+					result.oneThread = sums[i] / rounds;
 				}
 				else {
-					result.eightThreads = sums[i] / ROUNDS;
+					result.eightThreads = sums[i] / rounds;
 				}
-				Progress.say(String.format("    %s: %,.0f/s (%d thread(s))", result.name, sums[i] / ROUNDS, threads));
+				Progress.say(String.format("    %s: %,.0f/s (%d thread(s))", result.name, sums[i] / rounds, threads));
 			}
 		}
+	}
+
+	/** The uncontended window's rounds: one a second, at least {@link #MIN_ROUNDS}. */
+	private int rounds() {
+		return (int) Math.max(MIN_ROUNDS, settings.window().toSeconds());
 	}
 
 	private void storeFigures(LockClient client, String keyPrefix, ArmResult result) {
