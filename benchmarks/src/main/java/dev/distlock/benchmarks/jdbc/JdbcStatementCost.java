@@ -41,8 +41,13 @@ public final class JdbcStatementCost {
 	record Step(String sql, int timeoutSeconds, Kind kind, Args args) {
 	}
 
+	/**
+	 * How a step is run: an update, a query, an update with generated keys; {@code ONE_ROW} and {@code ONE_UPDATE} are a
+	 * query and an update that must return, or write, exactly one row, or the cycle fails (a cycle that measures
+	 * statements that find nothing would measure nothing).
+	 */
 	enum Kind {
-		UPDATE, QUERY, KEYS
+		UPDATE, QUERY, KEYS, ONE_ROW, ONE_UPDATE
 	}
 
 	@FunctionalInterface
@@ -64,6 +69,9 @@ public final class JdbcStatementCost {
 			try (BenchmarkDatabase database = postgres ? BenchmarkDatabase.postgres() : BenchmarkDatabase.mariadb()) {
 				new RawJdbcArm(database, 1).createSchema();
 				new DistlockJdbcArm(database, 1).createSchema();
+				if (postgres) {
+					database.execute(JdbcStatementVariants.ROW_COST_TABLES);
+				}
 				System.out.println(database.description());
 				List<Cycle> all = postgres ? JdbcStatementVariants.postgres() : JdbcStatementVariants.mariadb();
 				List<Cycle> chosen = all.stream().filter(c -> only.isEmpty() || matches(c.name(), only)).toList();
@@ -230,7 +238,7 @@ public final class JdbcStatementCost {
 			else {
 				System.out.println("      server prepares: " + (status(connection, "Com_stmt_prepare") - prepares));
 			}
-			if (!cycle.name().startsWith("floor") && fences < cycles) {
+			if (!cycle.name().startsWith("floor") && !cycle.name().startsWith("row:") && fences < cycles) {
 				System.out.println("  (" + cycle.name() + ": only " + fences + " fencing tokens for " + cycles + " cycles)");
 			}
 			return cost;
@@ -262,6 +270,18 @@ public final class JdbcStatementCost {
 				}
 				switch (step.kind()) {
 					case UPDATE -> statement.executeUpdate();
+					case ONE_UPDATE -> {
+						if (statement.executeUpdate() != 1) {
+							throw new IllegalStateException("Wrote no row, or more than one: " + step.sql());
+						}
+					}
+					case ONE_ROW -> {
+						try (ResultSet rs = statement.executeQuery()) {
+							if (!rs.next() || rs.next()) {
+								throw new IllegalStateException("Returned no row, or more than one: " + step.sql());
+							}
+						}
+					}
 					case QUERY -> {
 						try (ResultSet rs = statement.executeQuery()) {
 							while (rs.next()) {

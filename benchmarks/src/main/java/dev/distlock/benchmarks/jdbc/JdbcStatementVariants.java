@@ -102,6 +102,71 @@ final class JdbcStatementVariants {
 		cycles.add(new Cycle("minimal acquire + notifying release", "", List.of(minimalAcquire, releaseNotifying)));
 		cycles.add(new Cycle("minimal acquire + minimal release", "",
 				List.of(minimalAcquire, step(minimalRelease, 0, Kind.UPDATE, (k, t) -> new Object[] { k, t }))));
+		cycles.addAll(rowCost(fa.sql(), fr.sql(), acquireArgs));
+		return cycles;
+	}
+
+	/**
+	 * Tables for {@link #rowCost}, on PostgreSQL: the floor's row under the lock table's two-column key, the floor's
+	 * row with the lock table's other twelve columns (nullable, left empty), and the lock table keyed by the lock key
+	 * alone.
+	 */
+	static final String[] ROW_COST_TABLES = {
+			"CREATE TABLE IF NOT EXISTS floor_pair_key (lock_key VARCHAR(512), holder VARCHAR(64), "
+					+ "token VARCHAR(64) NOT NULL, expires_at TIMESTAMPTZ(6) NOT NULL, PRIMARY KEY (lock_key, holder))",
+			"CREATE TABLE IF NOT EXISTS floor_wide_row (lock_key VARCHAR(512) PRIMARY KEY, token VARCHAR(64) NOT NULL, "
+					+ "expires_at TIMESTAMPTZ(6) NOT NULL, holder VARCHAR(64), owner_name VARCHAR(255), "
+					+ "owner_host VARCHAR(255), lock_id VARCHAR(255), fence BIGINT, acquired_at TIMESTAMPTZ(6), "
+					+ "renewed_at TIMESTAMPTZ(6), ttl_ms BIGINT, shared_until TIMESTAMPTZ(6), released VARCHAR(64), "
+					+ "waiter VARCHAR(64), waiter_until TIMESTAMPTZ(6))",
+			"CREATE TABLE IF NOT EXISTS locks_by_key (LIKE " + T + " INCLUDING DEFAULTS)",
+			"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'locks_by_key_pkey') THEN "
+					+ "ALTER TABLE locks_by_key ADD PRIMARY KEY (lock_key); END IF; END $$" };
+
+	/**
+	 * What each part of the lock row costs the uncontended cycle on PostgreSQL, one part at a time, starting from both
+	 * ends: the provider's own cycle (its plain insert and deleting release), the same without the fencing sequence,
+	 * without the release's lease and mark filter, inserting only the floor's columns (and the key's second column,
+	 * the fencing token and the shared lease end, which are not null), on a table keyed by the lock key alone; and the
+	 * floor's cycle on a two-column key, on a row as wide as the lock table's. Every step must write or return exactly
+	 * one row. Compare each with the floor in alternating chunks: {@code -Dcost.pair='row: floor|row: ...'}.
+	 */
+	private static List<Cycle> rowCost(String floorAcquire, String floorRelease, Args insertArgs) {
+		JdbcDialect d = JdbcDialect.POSTGRESQL;
+		Args keyToken = (k, t) -> new Object[] { k, t };
+		String insert = current(d, "insertExclusive");
+		String delete = current(d, "deleteExclusive");
+		String plainDelete = "DELETE FROM " + T + " WHERE lock_key = ? AND holder = '' AND token = ?";
+		List<Cycle> cycles = new ArrayList<>();
+		cycles.add(new Cycle("row: floor", "", List.of(step(floorAcquire, 0, Kind.ONE_ROW, keyToken),
+				step(floorRelease, 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: floor on a (lock_key, holder) key", "", List.of(
+				step(floorAcquire.replace(RawJdbcArm.TABLE, "floor_pair_key")
+					.replace("(lock_key, token, expires_at) VALUES (?, ?,",
+							"(lock_key, holder, token, expires_at) VALUES (?, '', ?,")
+					.replace("ON CONFLICT (lock_key)", "ON CONFLICT (lock_key, holder)"), 0, Kind.ONE_ROW, keyToken),
+				step(floorRelease.replace(RawJdbcArm.TABLE, "floor_pair_key") + " AND holder = ''", 0, Kind.ONE_UPDATE,
+						keyToken))));
+		cycles.add(new Cycle("row: floor on a 15-column row", "", List.of(
+				step(floorAcquire.replace(RawJdbcArm.TABLE, "floor_wide_row"), 0, Kind.ONE_ROW, keyToken),
+				step(floorRelease.replace(RawJdbcArm.TABLE, "floor_wide_row"), 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: provider (insert + deleting release)", "", List.of(
+				step(insert, 0, Kind.ONE_ROW, insertArgs), step(delete, 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: provider, release without lease and mark filter", "", List.of(
+				step(insert, 0, Kind.ONE_ROW, insertArgs), step(plainDelete, 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: provider without the fencing sequence", "", List.of(
+				step(insert.replace("nextval('" + SEQ + "')", "0"), 0, Kind.ONE_ROW, insertArgs),
+				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
+		String floorColumns = "INSERT INTO " + T + " (lock_key, holder, token, fence, expires_at, shared_until) "
+				+ "VALUES (?, '', ?, nextval('" + SEQ + "'), (clock_timestamp() + ? * INTERVAL '1 millisecond'), "
+				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00') ON CONFLICT (lock_key, holder) DO NOTHING RETURNING fence";
+		cycles.add(new Cycle("row: provider, insert of the floor's columns only", "", List.of(
+				step(floorColumns, 0, Kind.ONE_ROW, (k, t) -> new Object[] { k, t, LEASE }),
+				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: provider on a table keyed by lock_key alone", "", List.of(
+				step(insert.replace("INTO " + T, "INTO locks_by_key").replace("(lock_key, holder) DO", "(lock_key) DO"),
+						0, Kind.ONE_ROW, insertArgs),
+				step(delete.replace("FROM " + T, "FROM locks_by_key"), 0, Kind.ONE_UPDATE, keyToken))));
 		return cycles;
 	}
 
