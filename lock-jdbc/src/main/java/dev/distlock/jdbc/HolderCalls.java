@@ -45,6 +45,14 @@ final class HolderCalls {
 	 */
 	private final Set<String> rowsThere = ConcurrentHashMap.newKeySet();
 
+	/**
+	 * Keys whose row a plain insert of this provider found there ({@link LockStatements#insertExclusiveStrict}): keys
+	 * other JVMs lock too, whose first attempt after this provider's own delete is the insert that writes nothing
+	 * instead, so the server logs a unique violation once per key. Holds at most {@link #ROWS_THERE} keys; it starts
+	 * afresh when full.
+	 */
+	private final Set<String> contested = ConcurrentHashMap.newKeySet();
+
 	HolderCalls(LockDatabase database, LockStatements sql, Wakeups wakeups, String channel) {
 		this.database = database;
 		this.sql = sql;
@@ -128,10 +136,24 @@ final class HolderCalls {
 
 	/** The key's row is there: granted, or found by an insert that wrote nothing. */
 	void rowThere(String key) {
-		if (rowsThere.size() >= ROWS_THERE) {
-			rowsThere.clear();
+		remember(rowsThere, key);
+	}
+
+	/** Whether a plain insert of this provider found the key's row there (see {@link #contested}). */
+	boolean contested(String key) {
+		return contested.contains(key);
+	}
+
+	/** A plain insert found the key's row there. */
+	void contest(String key) {
+		remember(contested, key);
+	}
+
+	private static void remember(Set<String> keys, String key) {
+		if (keys.size() >= ROWS_THERE) {
+			keys.clear();
 		}
-		rowsThere.add(key);
+		keys.add(key);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -20,8 +21,9 @@ import dev.distlock.core.spi.LockRequest;
  * Takes a lock in one attempt, bounded by its lease. Exclusive on PostgreSQL: one {@code INSERT ... ON CONFLICT DO
  * UPDATE ... WHERE} that inserts the key's row or grants it when it is free, expired or already this token's, one
  * round trip whatever the row's state; on a key whose row the provider does not know to be there, a plain
- * {@code INSERT ... ON CONFLICT DO NOTHING} first, which the server starts up for less, and the upsert only when it
- * wrote nothing (two round trips, once per key). Exclusive on MySQL/MariaDB: an INSERT IGNORE of the key's row,
+ * {@code INSERT} first, which the server runs for less, and the upsert only when the row was there (two round trips,
+ * once per key; the insert carries {@code ON CONFLICT DO NOTHING} for a key whose row it once met). Exclusive on
+ * MySQL/MariaDB: an INSERT IGNORE of the key's row,
  * else, when the row exists, an UPDATE under the same conditions: one round trip when the key has no row (new, or freed by a plain
  * release, which deletes it), two when the row was kept and on a refusal. Each statement draws the fencing token from
  * the sequence itself. Shared: one short transaction that locks the key's row, counts the live shared holders and adds
@@ -35,6 +37,9 @@ import dev.distlock.core.spi.LockRequest;
 final class JdbcAcquirer {
 
 	private static final Log logger = LogFactory.getLog(JdbcAcquirer.class);
+
+	/** PostgreSQL's SQLState of an insert that met a row with its key. */
+	private static final String UNIQUE_VIOLATION = "23505";
 
 	/** Lock IDs and owner names are stored as text of at most this many characters. */
 	static final int MAX_TEXT = 255;
@@ -243,16 +248,19 @@ final class JdbcAcquirer {
 		String host = text(request.owner().host());
 		if (sql.acquireExclusive != null) {
 			// PostgreSQL: insert or grant on conflict, one statement whatever the row's state. A key whose row this
-			// provider does not know to be there gets the plain insert first: a plain release deletes the row, so it
-			// is usually absent, and the server starts the insert up at a fraction of the upsert's cost. A row found
-			// there, or granted, makes the key known, and the upsert grants or refuses as always (on the same
-			// connection, after an insert that wrote nothing).
+			// provider does not know to be there gets an insert first: a plain release deletes the row, so it is
+			// usually absent, and the server starts the insert up at a fraction of the upsert's cost. That insert has
+			// no conflict clause, which costs the server less again, unless it once found the key's row there (a key
+			// other JVMs lock too): the row there fails it, and the upsert follows as after an insert that wrote
+			// nothing. A row found there, or granted, makes the key known, and the upsert grants or refuses as always
+			// (on the same connection).
 			String key = request.key();
 			boolean insertFirst = !calls.rowKnown(key);
+			boolean strict = insertFirst && !calls.contested(key);
+			Object[] row = { key, request.token(), owner, host, request.lockId(), leaseMs, nominalLease };
 			long[] granted = database.run(key, "acquire", bound, false, session -> {
 				if (insertFirst) {
-					Long fence = session.returning(sql.insertExclusive, key, request.token(), owner, host,
-							request.lockId(), leaseMs, nominalLease);
+					Long fence = strict ? insertStrict(session, key, row) : session.returning(sql.insertExclusive, row);
 					if (fence != null) {
 						return new long[] { fence, 0 };
 					}
@@ -280,6 +288,23 @@ final class JdbcAcquirer {
 			}
 			return fence;
 		});
+	}
+
+	/**
+	 * {@link LockStatements#insertExclusiveStrict}: the fencing token, or null when the key's row was there (the
+	 * server's unique violation, which rolled the insert back; the connection goes on in autocommit).
+	 */
+	private @Nullable Long insertStrict(LockDatabase.Session session, String key, Object[] row) throws SQLException {
+		try {
+			return session.returning(sql.insertExclusiveStrict, row);
+		}
+		catch (SQLException ex) {
+			if (!UNIQUE_VIOLATION.equals(ex.getSQLState())) {
+				throw ex;
+			}
+			calls.contest(key);
+			return null;
+		}
 	}
 
 	private @Nullable Long grantExclusiveOrMark(LockRequest request, String mark, long leaseMs, long bound,

@@ -5,6 +5,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -153,6 +155,51 @@ class JdbcRoundTripsTest {
 			assertThat(again.fencingToken()).isGreaterThan(mine.fencingToken());
 			assertThat(again.release()).isTrue();
 			assertThat(provider.isLocked(key)).isFalse();
+			other.close();
+			provider.close();
+		}
+	}
+
+	@Test
+	void aKeysInsertOnPostgresHasNoConflictClauseUntilItMeetsTheRowThereThenWritesNothingInsteadOfFailing() {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2)) {
+			List<String> sent = new CopyOnWriteArrayList<>();
+			JdbcLockProvider provider = new JdbcLockProvider(recording(pool, sent), db.dialect(),
+					JdbcLockSettings.defaults());
+			JdbcLockProvider other = new JdbcLockProvider(pool, db.dialect(), JdbcLockSettings.defaults());
+			String key = "trips:strict:" + System.nanoTime();
+			String plainInsert = "INSERT INTO " + JdbcLockSettings.DEFAULT_TABLE + " (";
+			String upsert = "INSERT INTO " + JdbcLockSettings.DEFAULT_TABLE + " AS t (";
+
+			Lease first = provider.tryAcquire(request(key)).orElseThrow();
+			assertThat(sent).singleElement().asString().startsWith(plainInsert).doesNotContain("ON CONFLICT");
+			assertThat(first.release()).isTrue(); // deletes the row: the key is new to this provider again
+
+			Lease held = other.tryAcquire(request(key)).orElseThrow();
+			sent.clear();
+			// The row there fails the insert (a unique violation, rolled back by the server): refused, not an error.
+			assertThat(provider.tryAcquire(request(key))).isEmpty();
+			assertThat(sent).hasSize(2);
+			assertThat(sent.get(0)).startsWith(plainInsert).doesNotContain("ON CONFLICT");
+			assertThat(sent.get(1)).startsWith(upsert);
+
+			assertThat(held.release()).isTrue();
+			Lease known = provider.tryAcquire(request(key)).orElseThrow(); // the key known: the upsert grants it
+			assertThat(known.release()).isTrue(); // deletes the row again
+
+			sent.clear();
+			Lease again = provider.tryAcquire(request(key)).orElseThrow();
+			// The key met its row once: its inserts write nothing where the row is there, never failing again.
+			assertThat(sent).singleElement().asString().startsWith(plainInsert)
+				.contains("ON CONFLICT (lock_key, holder) DO NOTHING");
+			assertThat(again.release()).isTrue();
+
+			assertThat(held.fencingToken()).isGreaterThan(first.fencingToken());
+			assertThat(known.fencingToken()).isGreaterThan(held.fencingToken());
+			assertThat(again.fencingToken()).isGreaterThan(known.fencingToken());
+			assertThat(new JdbcTemplate(db.dataSource()).queryForObject("SELECT count(*) FROM "
+					+ JdbcLockSettings.DEFAULT_TABLE + " WHERE lock_key = ?", Integer.class, key)).isZero();
 			other.close();
 			provider.close();
 		}
@@ -543,6 +590,26 @@ class JdbcRoundTripsTest {
 							if ((m.getName().equals("prepareStatement") || m.getName().equals("createStatement")
 									|| m.getName().equals("unwrap")) && Thread.currentThread() == caller) {
 								statements.incrementAndGet();
+							}
+							return invoke(connection, m, a);
+						});
+			}
+			return result;
+		};
+		return (DataSource) Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
+				new Class<?>[] { DataSource.class }, dataSource);
+	}
+
+	/** The pool, recording the text of each statement the calling thread prepares. */
+	private static DataSource recording(HikariDataSource pool, List<String> sent) {
+		Thread caller = Thread.currentThread();
+		InvocationHandler dataSource = (proxy, method, args) -> {
+			Object result = invoke(pool, method, args);
+			if (result instanceof Connection connection) {
+				return Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
+						new Class<?>[] { Connection.class }, (p, m, a) -> {
+							if (m.getName().equals("prepareStatement") && Thread.currentThread() == caller) {
+								sent.add((String) a[0]);
 							}
 							return invoke(connection, m, a);
 						});

@@ -127,7 +127,9 @@ final class JdbcStatementVariants {
 	 * What each part of the lock row costs the uncontended cycle on PostgreSQL, one part at a time, starting from both
 	 * ends: the provider's own cycle (its plain insert and deleting release), the same without the fencing sequence,
 	 * without the release's lease and mark filter, inserting only the floor's columns (and the key's second column,
-	 * the fencing token and the shared lease end, which are not null), on a table keyed by the lock key alone; and the
+	 * the fencing token and the shared lease end, which are not null), as a plain insert without {@code ON CONFLICT}
+	 * (an error where the row is there), as an insert guarded by {@code NOT EXISTS}, on a table keyed by the lock key
+	 * alone; and the
 	 * floor's cycle on a two-column key, on a row as wide as the lock table's. Every step must write or return exactly
 	 * one row. Compare each with the floor in alternating chunks: {@code -Dcost.pair='row: floor|row: ...'}.
 	 */
@@ -162,6 +164,18 @@ final class JdbcStatementVariants {
 				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00') ON CONFLICT (lock_key, holder) DO NOTHING RETURNING fence";
 		cycles.add(new Cycle("row: provider, insert of the floor's columns only", "", List.of(
 				step(floorColumns, 0, Kind.ONE_ROW, (k, t) -> new Object[] { k, t, LEASE }),
+				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: provider, plain insert without ON CONFLICT", "", List.of(
+				step(insert.replace(" ON CONFLICT (lock_key, holder) DO NOTHING", ""), 0, Kind.ONE_ROW, insertArgs),
+				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
+		String notExists = "INSERT INTO " + T + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
+				+ "acquired_at, expires_at, ttl_ms, shared_until) SELECT ?, '', ?, ?, ?, ?, nextval('" + SEQ + "'), "
+				+ "clock_timestamp(), (clock_timestamp() + ? * INTERVAL '1 millisecond'), ?, "
+				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00' WHERE NOT EXISTS (SELECT 1 FROM " + T
+				+ " WHERE lock_key = ? AND holder = '') RETURNING fence";
+		cycles.add(new Cycle("row: provider, insert where not exists", "", List.of(
+				step(notExists, 0, Kind.ONE_ROW, (k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, LEASE,
+						LEASE, k }),
 				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
 		cycles.add(new Cycle("row: provider on a table keyed by lock_key alone", "", List.of(
 				step(insert.replace("INTO " + T, "INTO locks_by_key").replace("(lock_key, holder) DO", "(lock_key) DO"),
