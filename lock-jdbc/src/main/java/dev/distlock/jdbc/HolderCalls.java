@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -52,6 +53,17 @@ final class HolderCalls {
 	 * afresh when full.
 	 */
 	private final Set<String> contested = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * This provider's attempts in flight, by key, counted from before their statement is sent until its reply. A
+	 * deleting release keeps the row instead while the key has one ({@link #releaseDeleting}): an insert draws its
+	 * fencing token before the database checks the key, so an insert that stalled after drawing its token, while
+	 * another holder was granted the key with a later one and deleted its row, would land with the earlier token. The
+	 * kept row makes such an insert write nothing, and the grant that follows draws a later token under the row's lock.
+	 * This closes that race between the attempts and releases of one provider; between JVMs it stays (docs/JDBC.md,
+	 * "Fencing tokens").
+	 */
+	private final Map<String, Integer> attempting = new ConcurrentHashMap<>();
 
 	HolderCalls(LockDatabase database, LockStatements sql, Wakeups wakeups, String channel) {
 		this.database = database;
@@ -129,6 +141,16 @@ final class HolderCalls {
 		return released;
 	}
 
+	/** An attempt on the key is about to send its statement (see {@link #attempting}). */
+	void attemptStarts(String key) {
+		attempting.merge(key, 1, Integer::sum);
+	}
+
+	/** The attempt {@link #attemptStarts} counted has its reply, or failed. */
+	void attemptEnds(String key) {
+		attempting.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
+	}
+
 	/** Whether the key's row is known to be there (see {@link #rowsThere}). */
 	boolean rowKnown(String key) {
 		return rowsThere.contains(key);
@@ -175,8 +197,8 @@ final class HolderCalls {
 		boolean released = run(key, "release", boundMillis, false, session -> {
 			named[0] = null; // a run again after a rolled-back one starts afresh
 			// A row a waiter marked is kept and released by clearExclusive, which notifies: the delete never has to.
-			int rows = session.update(sql.deleteExclusive, key, token);
-			if (rows > 0) {
+			// So is a row another attempt of this provider may be inserting now (see attempting).
+			if (!attempting.containsKey(key) && session.update(sql.deleteExclusive, key, token) > 0) {
 				rowsThere.remove(key);
 				return true;
 			}

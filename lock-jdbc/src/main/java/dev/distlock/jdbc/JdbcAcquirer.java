@@ -150,6 +150,8 @@ final class JdbcAcquirer {
 		long start = System.nanoTime();
 		Seen seen = new Seen();
 		Long fence;
+		// Counted while its statement may draw a fencing token: a deleting release of the key keeps the row meanwhile.
+		calls.attemptStarts(request.key());
 		try {
 			fence = grant.grant(grantMs, bound, seen);
 		}
@@ -162,6 +164,9 @@ final class JdbcAcquirer {
 				releaseUnknownGrant(request, bound, ex);
 			}
 			throw ex;
+		}
+		finally {
+			calls.attemptEnds(request.key());
 		}
 		if (fence == null) {
 			return Optional.empty();
