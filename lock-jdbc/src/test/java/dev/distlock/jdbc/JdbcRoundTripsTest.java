@@ -8,9 +8,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -580,36 +582,36 @@ class JdbcRoundTripsTest {
 	 * driver's connection (how the provider prepares a statement on the server on MariaDB, see {@link LockDatabase}).
 	 */
 	private static DataSource counting(HikariDataSource pool, AtomicInteger statements) {
-		Thread caller = Thread.currentThread();
-		InvocationHandler dataSource = (proxy, method, args) -> {
-			Object result = invoke(pool, method, args);
-			if (result instanceof Connection connection) {
-				return Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
-						new Class<?>[] { Connection.class }, (p, m, a) -> {
-							// Only the caller's own: PostgreSQL's LISTEN connection runs on a thread of its own.
-							if ((m.getName().equals("prepareStatement") || m.getName().equals("createStatement")
-									|| m.getName().equals("unwrap")) && Thread.currentThread() == caller) {
-								statements.incrementAndGet();
-							}
-							return invoke(connection, m, a);
-						});
-			}
-			return result;
-		};
-		return (DataSource) Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
-				new Class<?>[] { DataSource.class }, dataSource);
+		return watching(pool, sql -> statements.incrementAndGet());
 	}
 
 	/** The pool, recording the text of each statement the calling thread prepares. */
 	private static DataSource recording(HikariDataSource pool, List<String> sent) {
+		return watching(pool, sql -> {
+			if (sql != null) {
+				sent.add(sql);
+			}
+		});
+	}
+
+	/**
+	 * The pool, telling each statement the calling thread prepares (its text) or creates (null). Only the caller's own:
+	 * PostgreSQL's LISTEN connection runs on a thread of its own.
+	 */
+	private static DataSource watching(HikariDataSource pool, Consumer<@Nullable String> statement) {
 		Thread caller = Thread.currentThread();
 		InvocationHandler dataSource = (proxy, method, args) -> {
 			Object result = invoke(pool, method, args);
 			if (result instanceof Connection connection) {
 				return Proxy.newProxyInstance(JdbcRoundTripsTest.class.getClassLoader(),
 						new Class<?>[] { Connection.class }, (p, m, a) -> {
-							if (m.getName().equals("prepareStatement") && Thread.currentThread() == caller) {
-								sent.add((String) a[0]);
+							if (Thread.currentThread() == caller) {
+								if (m.getName().equals("prepareStatement")) {
+									statement.accept((String) a[0]);
+								}
+								else if (m.getName().equals("createStatement") || m.getName().equals("unwrap")) {
+									statement.accept(null);
+								}
 							}
 							return invoke(connection, m, a);
 						});
