@@ -10,6 +10,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -281,6 +284,55 @@ class JdbcReleaseDeletesTest {
 		assertThat(next.fencingToken()).isGreaterThan(reader.fencingToken());
 		assertThat(next.release()).isTrue();
 		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseKeepsTheRowWhileAnotherAttemptOfTheSameProviderOnTheKeyIsInFlightAndThatAttemptGetsALaterToken(
+			TestDatabase db) throws Exception {
+		db.dataSource();
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 4)) {
+			// The other attempt is held before it borrows its connection: counted in flight, nothing sent yet. An
+			// insert that had drawn its token and stalled there is what the kept row protects against.
+			CountDownLatch borrowing = new CountDownLatch(1);
+			CountDownLatch go = new CountDownLatch(1);
+			AtomicReference<Thread> stalled = new AtomicReference<>();
+			DataSource stalling = (DataSource) Proxy.newProxyInstance(JdbcReleaseDeletesTest.class.getClassLoader(),
+					new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+						if (method.getName().equals("getConnection") && Thread.currentThread() == stalled.get()) {
+							borrowing.countDown();
+							go.await();
+						}
+						return invoke(pool, method, args);
+					});
+			JdbcLockProvider provider = new JdbcLockProvider(stalling, db.dialect(), THROUGH_THE_POOL);
+			JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), TABLE);
+			String key = "deletes:in-flight:" + System.nanoTime();
+			Lease held = provider.tryAcquire(plain(key)).orElseThrow();
+
+			CompletableFuture<Lease> other = new CompletableFuture<>();
+			Thread attempt = new Thread(() -> {
+				try {
+					other.complete(provider.tryAcquire(plain(key)).orElseThrow());
+				}
+				catch (Throwable ex) {
+					other.completeExceptionally(ex);
+				}
+			});
+			stalled.set(attempt);
+			attempt.start();
+			assertThat(borrowing.await(1, TimeUnit.MINUTES)).isTrue();
+
+			assertThat(held.release()).isTrue();
+			assertThat(inspector.rows(key)).as("kept, free, while the other attempt is in flight").containsExactly(key + "/");
+			go.countDown();
+			Lease granted = other.get(1, TimeUnit.MINUTES);
+			assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+
+			assertThat(granted.release()).isTrue();
+			assertThat(inspector.rows(key)).as("nothing in flight: deleted").isEmpty();
+			provider.close();
+		}
 	}
 
 	/**
