@@ -23,9 +23,9 @@ import dev.distlock.core.spi.LockRequest;
  * round trip whatever the row's state; on a key whose row the provider does not know to be there, a plain
  * {@code INSERT} first, which the server runs for less, and the upsert only when the row was there (two round trips,
  * once per key; the insert carries {@code ON CONFLICT DO NOTHING} for a key whose row it once met). Exclusive on
- * MySQL/MariaDB: an INSERT IGNORE of the key's row,
- * else, when the row exists, an UPDATE under the same conditions: one round trip when the key has no row (new, or freed by a plain
- * release, which deletes it), two when the row was kept and on a refusal. Each statement draws the fencing token from
+ * MySQL/MariaDB: an INSERT IGNORE of the key's row, else, when the row exists, an UPDATE under the same conditions:
+ * one round trip when the key has no row (new, or freed by a plain release, which deletes it), two when the row was
+ * kept and on a refusal. Each statement draws the fencing token from
  * the sequence itself. Shared: one short transaction that locks the key's row, counts the live shared holders and adds
  * this one. A deadlock or serialisation failure rolled back by the server is a refusal, never an error. An attempt
  * that failed in a way that may have left a grant behind has that grant released by owner token before the error is
@@ -37,9 +37,6 @@ import dev.distlock.core.spi.LockRequest;
 final class JdbcAcquirer {
 
 	private static final Log logger = LogFactory.getLog(JdbcAcquirer.class);
-
-	/** PostgreSQL's SQLState of an insert that met a row with its key. */
-	private static final String UNIQUE_VIOLATION = "23505";
 
 	/** Lock IDs and owner names are stored as text of at most this many characters. */
 	static final int MAX_TEXT = 255;
@@ -304,7 +301,7 @@ final class JdbcAcquirer {
 			return session.returning(sql.insertExclusiveStrict, row);
 		}
 		catch (SQLException ex) {
-			if (!UNIQUE_VIOLATION.equals(ex.getSQLState())) {
+			if (!LockDatabase.isUniqueViolation(ex)) {
 				throw ex;
 			}
 			calls.contest(key);

@@ -234,6 +234,14 @@ final class LockDatabase {
 	}
 
 	/**
+	 * Whether a statement met a row with its key (PostgreSQL's unique violation, SQLState 23505): the server rolled it
+	 * back, and in autocommit the connection goes on.
+	 */
+	static boolean isUniqueViolation(SQLException error) {
+		return "23505".equals(error.getSQLState());
+	}
+
+	/**
 	 * Whether the server rolled the statement back: to break a deadlock or a serialisation conflict
 	 * ({@link #isDeadlock}), or, on MySQL/MariaDB, because a lock wait timed out (1205).
 	 */

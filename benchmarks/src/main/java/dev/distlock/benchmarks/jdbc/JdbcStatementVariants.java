@@ -129,9 +129,8 @@ final class JdbcStatementVariants {
 	 * without the release's lease and mark filter, inserting only the floor's columns (and the key's second column,
 	 * the fencing token and the shared lease end, which are not null), as a plain insert without {@code ON CONFLICT}
 	 * (an error where the row is there), as an insert guarded by {@code NOT EXISTS}, on a table keyed by the lock key
-	 * alone; and the
-	 * floor's cycle on a two-column key, on a row as wide as the lock table's. Every step must write or return exactly
-	 * one row. Compare each with the floor in alternating chunks: {@code -Dcost.pair='row: floor|row: ...'}.
+	 * alone; and the floor's cycle on a two-column key, on a row as wide as the lock table's. Every step must write or
+	 * return exactly one row. Compare each with the floor in alternating chunks: {@code -Dcost.pair='row: floor|row: ...'}.
 	 */
 	private static List<Cycle> rowCost(String floorAcquire, String floorRelease, Args insertArgs) {
 		JdbcDialect d = JdbcDialect.POSTGRESQL;
