@@ -60,8 +60,9 @@ final class HolderCalls {
 	 * fencing token before the database checks the key, so an insert that stalled after drawing its token, while
 	 * another holder was granted the key with a later one and deleted its row, would land with the earlier token. The
 	 * kept row makes such an insert write nothing, and the grant that follows draws a later token under the row's lock.
-	 * This closes that race between the attempts and releases of one provider; between JVMs it stays (docs/JDBC.md,
-	 * "Fencing tokens").
+	 * This closes that race between the attempts and releases of one provider. Between JVMs, PostgreSQL closes it with
+	 * the key's fencing lock ({@link LockStatements#deleteExclusive}), which this rule only spares a delete that
+	 * would find the lock taken; on MySQL/MariaDB it stays open between JVMs (docs/JDBC.md, "Fencing tokens").
 	 */
 	private final Map<String, Integer> attempting = new ConcurrentHashMap<>();
 

@@ -259,7 +259,8 @@ final class JdbcAcquirer {
 			String key = request.key();
 			boolean insertFirst = !calls.rowKnown(key);
 			boolean strict = insertFirst && !calls.contested(key);
-			Object[] row = { key, request.token(), owner, host, request.lockId(), leaseMs, nominalLease };
+			// The key twice: the row's, then the key's fencing lock's (LockStatements.fenced).
+			Object[] row = { key, request.token(), owner, host, request.lockId(), key, leaseMs, nominalLease };
 			long[] granted = database.run(key, "acquire", bound, false, session -> {
 				if (insertFirst) {
 					Long fence = strict ? insertStrict(session, key, row) : session.returning(sql.insertExclusive, row);
@@ -267,8 +268,7 @@ final class JdbcAcquirer {
 						return new long[] { fence, 0 };
 					}
 				}
-				return session.returningTwo(sql.acquireExclusive, key, request.token(), owner, host, request.lockId(),
-						leaseMs, nominalLease);
+				return session.returningTwo(sql.acquireExclusive, row);
 			});
 			calls.rowThere(key);
 			if (granted == null) {
@@ -319,7 +319,7 @@ final class JdbcAcquirer {
 		long[] row = database.run(key, "acquire", bound, false, session -> session.query(sql.acquireExclusiveOrMark,
 				rs -> new long[] { rs.getObject(1) != null ? rs.getLong(1) : -1, rs.getObject(2) != null ? 1 : 0,
 						rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5) },
-				key, token, owner, host, request.lockId(), leaseMs, nominalLease, mark, validityMs, key, mark,
+				key, token, owner, host, request.lockId(), key, leaseMs, nominalLease, mark, validityMs, key, mark,
 				validityMs / 2, key, key, mark, validityMs / 2, key, mark)).get(0);
 		if (row[0] >= 0) {
 			seen.waiter = true; // this writer's own mark: its waiter_until stays, and others may wait

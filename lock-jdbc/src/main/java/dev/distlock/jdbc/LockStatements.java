@@ -14,12 +14,13 @@ import org.jspecify.annotations.Nullable;
  * holder ({@code holder} = its owner token). The holder's release of a plain exclusive lock (a lease, no lock ID)
  * deletes the key row, as the floor's owner-checked DELETE does, unless a waiter needs it kept
  * ({@link #deleteExclusive}); the fencing token comes from the sequence, never from the row, so a key inserted again
- * gets a later one than every grant before its statement began (docs/JDBC.md, "Fencing tokens", has the one case
- * where that is not every grant before it). Other releases keep the rows (the key row with the release mark a replayed release reads);
- * the purger deletes them after the grace.
+ * gets a later one than every grant before its statement began; on PostgreSQL than every grant before it too (the
+ * key's fencing lock, {@link #fenced}), on MySQL/MariaDB only among one provider's own (docs/JDBC.md, "Fencing
+ * tokens"). Other releases keep the rows (the key row with the release mark a replayed release reads); the purger
+ * deletes them after the grace.
  * <p>Lock IDs are found through a second table ({@code <table>_ids}), not an index on the lock table: a grant under
- * a lock ID records its key, holder, owner and fencing token there ({@link #recordLockId}), so grants without one (the hot path)
- * insert no index entry. Lookups join it to the lock table, so a record whose lock has moved on is skipped; the purger
+ * a lock ID records its key, holder, owner and fencing token there ({@link #recordLockId}), so grants without one
+ * (the hot path) insert no index entry. Lookups join it to the lock table, so a record whose lock has moved on is skipped; the purger
  * deletes those.
  */
 final class LockStatements {
@@ -43,8 +44,9 @@ final class LockStatements {
 
 	/**
 	 * Exclusive grant by inserting the key row; a row already there makes it write nothing. Its arguments are the key,
-	 * token, owner, host, lock ID, lease and nominal lease. On PostgreSQL it returns the fencing token when it
-	 * inserted; it is the first attempt on a key whose row the provider has not found there lately
+	 * token, owner, host, lock ID, lease and nominal lease; on PostgreSQL the key again after the lock ID (the key's
+	 * fencing lock, {@link #fenced}), as in every insert of the key row there. On PostgreSQL it returns the fencing
+	 * token when it inserted; it is the first attempt on a key whose row the provider has not found there lately
 	 * ({@link JdbcAcquirer}), as the server starts it up at a fraction of {@link #acquireExclusive}'s cost (no
 	 * conflict action to build), and {@link #acquireExclusive} follows when it wrote nothing.
 	 */
@@ -92,7 +94,8 @@ final class LockStatements {
 	 * keeps the row (so the mark keeps refusing new shared holders). On PostgreSQL so does any waiter's mark, live or
 	 * ended within {@link JdbcAcquisition#NOTIFY_GRACE}: exactly the rows whose release notifies
 	 * ({@link #releaseExclusiveNotifying}), so this statement has nobody to notify and carries no {@code RETURNING},
-	 * whose projection the server would build on every call. It leaves no release mark: a replay reads
+	 * whose projection the server would build on every call; and so does an insert of the key in flight, from this
+	 * JVM or another (the key's fencing lock, {@link #fenced}). It leaves no release mark: a replay reads
 	 * {@link #releaseState}.
 	 */
 	final String deleteExclusive;
@@ -276,14 +279,17 @@ final class LockStatements {
 		String insertInto = dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ";
 		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
 		String live = "expires_at > " + now;
-		// The key's row as an exclusive grant inserts it: the column list and values every insert of it shares.
+		// The key's row as an exclusive grant inserts it: the column list and values every insert of it shares. On
+		// PostgreSQL its fencing token is drawn under the key's fencing lock ({@link #fenced}), whose key is the sixth
+		// argument.
+		boolean postgres = dialect == JdbcDialect.POSTGRESQL;
 		String exclusiveRow = " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, acquired_at, "
-				+ "expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + next + ", " + now + ", " + plus
-				+ ", ?, " + epoch + ")";
+				+ "expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + (postgres ? fenced(table, next) : next)
+				+ ", " + now + ", " + plus + ", ?, " + epoch + ")";
 		// Both dialects: the plain insert, which writes nothing where the row is there.
 		this.insertExclusive = insertInto + table + exclusiveRow + onConflict + returning;
-		this.insertExclusiveStrict = dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " + table + exclusiveRow + returning
-				: null;
+		this.insertExclusiveStrict = postgres ? "INSERT INTO " + table + exclusiveRow + returning : null;
+		String upsert = null;
 		// A grant to the token that still holds the row (a replayed acquire whose first reply was lost) keeps its
 		// fencing token, acquisition and renewal time and a waiting writer's mark, and only restarts the lease.
 		if (dialect == JdbcDialect.POSTGRESQL) {
@@ -295,7 +301,7 @@ final class LockStatements {
 			// waiter_until, until when other waiters may still wait and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
-			this.acquireExclusive = "INSERT INTO " + table + " AS t" + exclusiveRow
+			upsert = "INSERT INTO " + table + " AS t" + exclusiveRow
 					+ " ON CONFLICT (lock_key, holder) DO UPDATE "
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
@@ -308,6 +314,7 @@ final class LockStatements {
 					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
 					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence, CASE WHEN "
 					+ "t.waiter_until > " + notifyUntil(dialect) + " THEN 1 ELSE 0 END AS waited";
+			this.acquireExclusive = upsert;
 			this.grantExclusive = null;
 		}
 		else {
@@ -345,8 +352,9 @@ final class LockStatements {
 		this.releaseExclusiveAnywayNotifying = notifying(dialect, releaseExclusiveAnyway);
 		// The filter of the mark that keeps the row, written so that a row with no mark (NULL columns) passes it.
 		this.deleteExclusive = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live
-				+ (dialect == JdbcDialect.POSTGRESQL
-						? " AND (waiter_until IS NULL OR waiter_until <= " + notifyUntil(dialect) + ")"
+				+ (postgres
+						? " AND (waiter_until IS NULL OR waiter_until <= " + notifyUntil(dialect) + ") AND "
+								+ fencingLockFree(table)
 						: " AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now + ")");
 		this.releaseState = "SELECT CASE WHEN released = ? THEN 1 WHEN fence = ? THEN 0 ELSE 2 END FROM " + table
 				+ " WHERE lock_key = ? AND holder = ''";
@@ -409,8 +417,8 @@ final class LockStatements {
 				+ "WHERE lock_key = ? AND holder = '' RETURNING " + left : null;
 		// The mark is rewritten when less than the given time is left on it (its second and fifth parameters), not
 		// after each refusal: a waiter woken again and again by releases it loses keeps its mark in place.
-		this.acquireExclusiveOrMark = acquireExclusive == null ? null
-				: "WITH attempt AS (" + acquireExclusive + "), marked AS (UPDATE " + table + " SET waiter = ?, "
+		this.acquireExclusiveOrMark = upsert == null ? null
+				: "WITH attempt AS (" + upsert + "), marked AS (UPDATE " + table + " SET waiter = ?, "
 						+ "waiter_until = " + plus + " WHERE lock_key = ? AND holder = '' AND NOT EXISTS (SELECT 1 FROM "
 						+ "attempt) AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now
 						+ " OR (waiter = ? AND waiter_until <= " + plus + ")) RETURNING 1) "
@@ -492,6 +500,40 @@ final class LockStatements {
 				+ tag + ") ELSE '' END, CASE WHEN " + named + " THEN waiter || chr("
 				+ (int) PostgresNotifications.NAMED + ") || lock_key ELSE lock_key END) END, CASE WHEN " + named
 				+ " THEN waiter END";
+	}
+
+	/**
+	 * On PostgreSQL, the fencing token drawn under the key's fencing lock, an advisory lock held until the statement
+	 * commits; the key is the one argument. An insert draws its token before the server checks the key, so an insert
+	 * that stalled after drawing it (descheduled, or waiting for another insert of the key to commit, after which it
+	 * checks again) while another client inserted the row with a later token and deleted it would land with the
+	 * earlier token. So every insert of a key row takes the key's fencing lock shared before it draws its token (in the
+	 * condition of a {@code CASE}, evaluated before the branch that draws), and a deleting release deletes only when it
+	 * gets the lock exclusive, without waiting ({@link #fencingLockFree}). A delete that finds an insert of the key in
+	 * flight, from this JVM or another, deletes nothing and the row is released as a kept row is, so the insert writes
+	 * nothing and the grant after it draws a later token under the row's lock; an insert that comes after a delete
+	 * waits for it to commit, then draws. Inserts share the lock, the delete never waits for it, and a statement that
+	 * holds a key's row either took its share before it touched the row or never asks for one, so no deadlock comes of
+	 * it. The lock lives in the two-integer key space, which the {@code bigint} one of {@link TransactionScopedLocks}
+	 * does not overlap: the table's name hashed, then the key's. Two keys whose hashes meet only keep a row now and then.
+	 * <p>MySQL/MariaDB have no advisory lock that ends with the statement ({@code GET_LOCK} lasts until
+	 * {@code RELEASE_LOCK} and is exclusive only), and the same lock as a row of a second table cost each side of the
+	 * cycle a quarter or more of the server's work (docs/BENCHMARKS.md): there the race stays open between JVMs
+	 * (docs/JDBC.md, "Fencing tokens").
+	 */
+	private static String fenced(String table, String next) {
+		return "CASE WHEN pg_advisory_xact_lock_shared(" + advisoryKey(table, "?") + ") IS NOT NULL THEN " + next
+				+ " END";
+	}
+
+	/** On PostgreSQL, the deleting release's condition: it holds the key's fencing lock exclusive, got without waiting. */
+	private static String fencingLockFree(String table) {
+		return "pg_try_advisory_xact_lock(" + advisoryKey(table, "lock_key") + ")";
+	}
+
+	/** The two integers of a key's fencing lock on PostgreSQL. */
+	private static String advisoryKey(String table, String key) {
+		return "hashtext('" + table + "'), hashtext(" + key + ")";
 	}
 
 	/** A waiter's mark that ended after this is recent enough for a release to notify (PostgreSQL). */

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -332,6 +333,117 @@ class JdbcReleaseDeletesTest {
 			assertThat(granted.release()).isTrue();
 			assertThat(inspector.rows(key)).as("nothing in flight: deleted").isEmpty();
 			provider.close();
+		}
+	}
+
+	/**
+	 * The race between JVMs, played out on PostgreSQL: another client's transaction inserts the key's row, so this
+	 * provider's insert (the first attempt on the key) draws its fencing token and then waits for that transaction;
+	 * the other client then takes a later token on the row, runs the provider's own deleting release and commits.
+	 * Without the key's fencing lock that delete removed the row, the waiting insert, checking again, wrote it with
+	 * the earlier token, and the key's tokens went backwards; with it, the delete finds the insert's share and deletes
+	 * nothing, the other client releases the row as a kept-row release does, and the insert's attempt is granted a
+	 * later token. The key is not ASCII, so the insert and the delete agree on its fencing lock whatever the text's
+	 * way there.
+	 */
+	@Test
+	void onPostgresADeleteKeepsTheRowWhileAnotherClientsInsertOfTheKeyHasDrawnItsTokenSoTheInsertGetsALaterOne()
+			throws Exception {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), TABLE);
+		JdbcLockSettings settings = JdbcLockSettings.defaults();
+		LockStatements sql = new LockStatements(db.dialect(), TABLE, settings.sequence(), settings.lockIdTable());
+		String next = "nextval('" + settings.sequence() + "')";
+		String key = "deletes:other-jvm:\u043a\u043b\u044e\u0447:\uD83D\uDD12:" + System.nanoTime();
+		CompletableFuture<Lease> granted = new CompletableFuture<>();
+		long otherToken;
+		try (Connection other = db.dataSource().getConnection()) {
+			other.setAutoCommit(false);
+			update(other, "INSERT INTO " + TABLE + " (lock_key, holder, token, fence, expires_at, shared_until) "
+					+ "VALUES (?, '', 'other', " + next + ", clock_timestamp() + INTERVAL '1 minute', "
+					+ "TIMESTAMPTZ '1970-01-01 00:00:00+00')", key);
+			CompletableFuture.runAsync(() -> attempt(provider, key, granted));
+			awaitWaiting(db, "transactionid");
+			// The insert has drawn its token; the other client's grant takes a later one, then its release runs.
+			update(other, "UPDATE " + TABLE + " SET fence = " + next + " WHERE lock_key = ? AND holder = ''", key);
+			try (PreparedStatement read = other.prepareStatement("SELECT fence FROM " + TABLE
+					+ " WHERE lock_key = ? AND holder = ''")) {
+				read.setString(1, key);
+				try (var rs = read.executeQuery()) {
+					rs.next();
+					otherToken = rs.getLong(1);
+				}
+			}
+			assertThat(update(other, sql.deleteExclusive, key, "other")).as("the delete keeps the row").isZero();
+			update(other, "UPDATE " + TABLE + " SET token = NULL, expires_at = clock_timestamp() WHERE lock_key = ? "
+					+ "AND holder = ''", key);
+			other.commit();
+		}
+		Lease lease = granted.get(1, TimeUnit.MINUTES);
+		assertThat(lease.fencingToken()).isGreaterThan(otherToken);
+		assertThat(inspector.rows(key)).containsExactly(key + "/");
+		assertThat(lease.release()).isTrue();
+		provider.close();
+	}
+
+	/**
+	 * The other half of the key's fencing lock on PostgreSQL: while a delete of the key holds it exclusive (here
+	 * another client's transaction), an insert of the key waits before it draws its token, so its token is later than
+	 * one drawn meanwhile.
+	 */
+	@Test
+	void onPostgresAnInsertDrawsItsTokenOnlyOnceADeleteHoldingTheKeysFencingLockHasCommitted() throws Exception {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
+		String key = "deletes:fencing-lock:" + System.nanoTime();
+		CompletableFuture<Lease> granted = new CompletableFuture<>();
+		long drawnMeanwhile;
+		try (Connection deleting = db.dataSource().getConnection()) {
+			deleting.setAutoCommit(false);
+			update(deleting, "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))", TABLE, key);
+			CompletableFuture.runAsync(() -> attempt(provider, key, granted));
+			awaitWaiting(db, "advisory");
+			drawnMeanwhile = new JdbcTemplate(db.dataSource()).queryForObject(
+					"SELECT nextval('" + JdbcLockSettings.defaults().sequence() + "')", Long.class);
+			assertThat(granted).isNotDone();
+			deleting.commit();
+		}
+		Lease lease = granted.get(1, TimeUnit.MINUTES);
+		assertThat(lease.fencingToken()).isGreaterThan(drawnMeanwhile);
+		assertThat(lease.release()).isTrue();
+		provider.close();
+	}
+
+	/** A plain exclusive attempt on the key, on a thread of its own, completing {@code granted}. */
+	private static void attempt(JdbcLockProvider provider, String key, CompletableFuture<Lease> granted) {
+		try {
+			granted.complete(provider.tryAcquire(plain(key)).orElseThrow());
+		}
+		catch (Throwable ex) {
+			granted.completeExceptionally(ex);
+		}
+	}
+
+	/** Waits until an insert of the key row on PostgreSQL waits for the given wait event (at most a minute). */
+	private static void awaitWaiting(TestDatabase db, String waitEvent) throws InterruptedException {
+		JdbcTemplate watch = new JdbcTemplate(db.dataSource());
+		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+		while (watch.queryForObject("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event = ? "
+				+ "AND query LIKE '%pg_advisory_xact_lock_shared%'", Integer.class, waitEvent) == 0) {
+			assertThat(System.nanoTime() - deadline).as("the insert waits (" + waitEvent + ")").isNegative();
+			Thread.sleep(5);
+		}
+	}
+
+	/** Runs a statement on the connection: the rows it wrote (-1 for a query). */
+	private static int update(Connection connection, String statement, Object... args) throws SQLException {
+		try (PreparedStatement prepared = connection.prepareStatement(statement)) {
+			for (int i = 0; i < args.length; i++) {
+				prepared.setObject(i + 1, args[i]);
+			}
+			prepared.execute();
+			return prepared.getUpdateCount();
 		}
 	}
 

@@ -118,8 +118,7 @@ public final class JdbcIndexCost {
 			.replace("INTO " + TABLE + " ", "INTO " + table + " ");
 		String release = JdbcStatementVariants.current(dialect, "deleteExclusive")
 			.replace("FROM " + TABLE + " ", "FROM " + table + " ");
-		long lease = JdbcStatementVariants.LEASE;
-		Args grantArgs = (k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, lease, lease };
+		Args grantArgs = JdbcStatementVariants.rowArgs(grant);
 		Args releaseArgs = (k, t) -> new Object[] { k, t };
 		return new Cycle(name, "", List.of(JdbcStatementVariants.step(grant, 0, postgres ? Kind.QUERY : Kind.KEYS, grantArgs),
 				JdbcStatementVariants.step(release, 0, Kind.UPDATE, releaseArgs)));

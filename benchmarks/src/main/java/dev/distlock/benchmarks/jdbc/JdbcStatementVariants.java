@@ -46,6 +46,17 @@ final class JdbcStatementVariants {
 		}
 	}
 
+	/**
+	 * The arguments of an insert of the key row ({@code insertExclusive}, {@code acquireExclusive}): the key, token,
+	 * owner, host, lock ID, the key again where the statement takes the key's fencing lock (PostgreSQL: eight
+	 * parameters; MariaDB's, and an earlier commit's, have seven), and the lease twice.
+	 */
+	static Args rowArgs(String sql) {
+		boolean fenced = sql.chars().filter(c -> c == '?').count() == 8;
+		return (k, t) -> fenced ? new Object[] { k, t, "bench-owner", "bench-host", null, k, LEASE, LEASE }
+				: new Object[] { k, t, "bench-owner", "bench-host", null, LEASE, LEASE };
+	}
+
 	static Step step(String sql, int timeout, Kind kind, Args args) {
 		return new Step(sql, timeout, kind, args);
 	}
@@ -65,7 +76,7 @@ final class JdbcStatementVariants {
 				+ "WHERE lock_key = ? AND token = ?";
 		cycles.add(new Cycle("floor acquire + row-keeping UPDATE release", "",
 				List.of(fa, step(keepRowRelease, 0, Kind.UPDATE, fr.args()))));
-		Args acquireArgs = (k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, LEASE, LEASE };
+		Args acquireArgs = rowArgs(current(d, "acquireExclusive"));
 		Step acquire = step(current(d, "acquireExclusive"), 0, Kind.QUERY, acquireArgs);
 		Step releaseNotifying = step(current(d, "releaseExclusiveNotifying"), 0, Kind.QUERY,
 				(k, t) -> new Object[] { t, k, t, T });
@@ -176,6 +187,22 @@ final class JdbcStatementVariants {
 				step(notExists, 0, Kind.ONE_ROW, (k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, LEASE,
 						LEASE, k }),
 				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
+		// The key's fencing lock (LockStatements.fenced): its cost on each side.
+		String tryLock = " AND pg_try_advisory_xact_lock(hashtext('" + T + "'), hashtext(lock_key))";
+		String unlockedDelete = delete.replace(tryLock, "");
+		String unlockedInsert = "INSERT INTO " + T + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
+				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, nextval('" + SEQ + "'), "
+				+ "clock_timestamp(), (clock_timestamp() + ? * INTERVAL '1 millisecond'), ?, "
+				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00') RETURNING fence";
+		String strict = insert.replace(" ON CONFLICT (lock_key, holder) DO NOTHING", "");
+		cycles.add(new Cycle("row: fencing lock on neither side", "", List.of(
+				step(unlockedInsert, 0, Kind.ONE_ROW, rowArgs(unlockedInsert)),
+				step(unlockedDelete, 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: fencing lock in the insert only", "", List.of(
+				step(strict, 0, Kind.ONE_ROW, rowArgs(strict)), step(unlockedDelete, 0, Kind.ONE_UPDATE, keyToken))));
+		cycles.add(new Cycle("row: fencing lock in the delete only", "", List.of(
+				step(unlockedInsert, 0, Kind.ONE_ROW, rowArgs(unlockedInsert)),
+				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
 		cycles.add(new Cycle("row: provider on a table keyed by lock_key alone", "", List.of(
 				step(insert.replace("INTO " + T, "INTO locks_by_key").replace("(lock_key, holder) DO", "(lock_key) DO"),
 						0, Kind.ONE_ROW, insertArgs),
@@ -208,8 +235,7 @@ final class JdbcStatementVariants {
 		String plus = "(UTC_TIMESTAMP(6) + INTERVAL ? * 1000 MICROSECOND)";
 		cycles.add(new Cycle("current grant + release, query timeout", "",
 				List.of(step(grant, 10, Kind.KEYS, grantArgs), step(release, 10, Kind.UPDATE, releaseArgs))));
-		Step insert = step(current(d, "insertExclusive"), 10, Kind.KEYS,
-				(k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, LEASE, LEASE });
+		Step insert = step(current(d, "insertExclusive"), 10, Kind.KEYS, rowArgs(current(d, "insertExclusive")));
 		Step delete = step(current(d, "deleteExclusive"), 10, Kind.UPDATE, (k, t) -> new Object[] { k, t });
 		cycles.add(new Cycle("current insert + deleting release, query timeout", "", List.of(insert, delete)));
 		cycles.add(new Cycle("current insert + deleting release", "",

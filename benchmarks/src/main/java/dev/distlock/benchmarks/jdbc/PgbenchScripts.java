@@ -54,8 +54,12 @@ public final class PgbenchScripts {
 		if (grant == null) {
 			grant = statement("acquireExclusive");
 		}
-		List<String> grantArgs = List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar",
-				":lease::bigint", ":lease::bigint");
+		// The key again where the insert takes the key's fencing lock (eight parameters; an earlier commit's has seven).
+		List<String> grantArgs = grant.chars().filter(c -> c == '?').count() == 8
+				? List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar", KEY, ":lease::bigint",
+						":lease::bigint")
+				: List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar", ":lease::bigint",
+						":lease::bigint");
 		String notifying = statement("deleteExclusiveNotifying");
 		String release = notifying != null
 				? bind(notifying, List.of(KEY, TOKEN, "'" + JdbcLockSettings.DEFAULT_TABLE + "'"))
