@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * deletes them after the grace.
  * <p>Lock IDs are found through a second table ({@code <table>_ids}), not an index on the lock table: a grant under
  * a lock ID records its key, holder, owner and fencing token there ({@link #recordLockId}), so grants without one
- * (the hot path) insert no index entry. Lookups join it to the lock table, so a record whose lock has moved on is skipped; the purger
- * deletes those.
+ * (the hot path) insert no index entry. Lookups join it to the lock table, so a record whose lock has moved on is
+ * skipped; the purger deletes those.
  */
 final class LockStatements {
 
@@ -280,16 +280,16 @@ final class LockStatements {
 		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
 		String live = "expires_at > " + now;
 		// The key's row as an exclusive grant inserts it: the column list and values every insert of it shares. On
-		// PostgreSQL its fencing token is drawn under the key's fencing lock ({@link #fenced}), whose key is the sixth
-		// argument.
+		// PostgreSQL its fencing token is drawn under the key's fencing lock (fenced), whose key is the sixth argument.
 		boolean postgres = dialect == JdbcDialect.POSTGRESQL;
+		String fence = postgres ? fenced(table, next) : next;
 		String exclusiveRow = " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, acquired_at, "
-				+ "expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + (postgres ? fenced(table, next) : next)
-				+ ", " + now + ", " + plus + ", ?, " + epoch + ")";
+				+ "expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + fence + ", " + now + ", " + plus
+				+ ", ?, " + epoch + ")";
 		// Both dialects: the plain insert, which writes nothing where the row is there.
 		this.insertExclusive = insertInto + table + exclusiveRow + onConflict + returning;
 		this.insertExclusiveStrict = postgres ? "INSERT INTO " + table + exclusiveRow + returning : null;
-		String upsert = null;
+		@Nullable String upsert = null;
 		// A grant to the token that still holds the row (a replayed acquire whose first reply was lost) keeps its
 		// fencing token, acquisition and renewal time and a waiting writer's mark, and only restarts the lease.
 		if (dialect == JdbcDialect.POSTGRESQL) {
@@ -526,7 +526,7 @@ final class LockStatements {
 				+ " END";
 	}
 
-	/** On PostgreSQL, the deleting release's condition: it holds the key's fencing lock exclusive, got without waiting. */
+	/** On PostgreSQL, the deleting release's condition: it holds the key's fencing lock exclusive, got at once. */
 	private static String fencingLockFree(String table) {
 		return "pg_try_advisory_xact_lock(" + advisoryKey(table, "lock_key") + ")";
 	}
