@@ -312,14 +312,7 @@ class JdbcReleaseDeletesTest {
 			Lease held = provider.tryAcquire(plain(key)).orElseThrow();
 
 			CompletableFuture<Lease> other = new CompletableFuture<>();
-			Thread attempt = new Thread(() -> {
-				try {
-					other.complete(provider.tryAcquire(plain(key)).orElseThrow());
-				}
-				catch (Throwable ex) {
-					other.completeExceptionally(ex);
-				}
-			});
+			Thread attempt = new Thread(() -> attempt(provider, key, other));
 			stalled.set(attempt);
 			attempt.start();
 			assertThat(borrowing.await(1, TimeUnit.MINUTES)).isTrue();

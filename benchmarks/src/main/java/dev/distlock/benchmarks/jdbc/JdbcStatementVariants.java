@@ -47,12 +47,20 @@ final class JdbcStatementVariants {
 	}
 
 	/**
+	 * Whether an insert of the key row takes the key's fencing lock, and with it the key a second time, after the lock
+	 * ID (PostgreSQL's since this round; MariaDB's, and an earlier commit's, do not).
+	 */
+	static boolean takesFencingLock(String sql) {
+		return sql.contains("pg_advisory_xact_lock_shared(");
+	}
+
+	/**
 	 * The arguments of an insert of the key row ({@code insertExclusive}, {@code acquireExclusive}): the key, token,
-	 * owner, host, lock ID, the key again where the statement takes the key's fencing lock (PostgreSQL: eight
-	 * parameters; MariaDB's, and an earlier commit's, have seven), and the lease twice.
+	 * owner, host, lock ID, the key again where it takes the key's fencing lock ({@link #takesFencingLock}), and the
+	 * lease twice.
 	 */
 	static Args rowArgs(String sql) {
-		boolean fenced = sql.chars().filter(c -> c == '?').count() == 8;
+		boolean fenced = takesFencingLock(sql);
 		return (k, t) -> fenced ? new Object[] { k, t, "bench-owner", "bench-host", null, k, LEASE, LEASE }
 				: new Object[] { k, t, "bench-owner", "bench-host", null, LEASE, LEASE };
 	}
@@ -190,11 +198,13 @@ final class JdbcStatementVariants {
 		// The key's fencing lock (LockStatements.fenced): its cost on each side.
 		String tryLock = " AND pg_try_advisory_xact_lock(hashtext('" + T + "'), hashtext(lock_key))";
 		String unlockedDelete = delete.replace(tryLock, "");
-		String unlockedInsert = "INSERT INTO " + T + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
-				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, nextval('" + SEQ + "'), "
-				+ "clock_timestamp(), (clock_timestamp() + ? * INTERVAL '1 millisecond'), ?, "
-				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00') RETURNING fence";
 		String strict = insert.replace(" ON CONFLICT (lock_key, holder) DO NOTHING", "");
+		String fencedToken = "CASE WHEN pg_advisory_xact_lock_shared(hashtext('" + T + "'), hashtext(?)) IS NOT NULL "
+				+ "THEN nextval('" + SEQ + "') END";
+		String unlockedInsert = strict.replace(fencedToken, "nextval('" + SEQ + "')");
+		if (unlockedInsert.equals(strict)) {
+			throw new IllegalStateException("The insert no longer draws its token as " + fencedToken + ": " + strict);
+		}
 		cycles.add(new Cycle("row: fencing lock on neither side", "", List.of(
 				step(unlockedInsert, 0, Kind.ONE_ROW, rowArgs(unlockedInsert)),
 				step(unlockedDelete, 0, Kind.ONE_UPDATE, keyToken))));

@@ -54,8 +54,8 @@ public final class PgbenchScripts {
 		if (grant == null) {
 			grant = statement("acquireExclusive");
 		}
-		// The key again where the insert takes the key's fencing lock (eight parameters; an earlier commit's has seven).
-		List<String> grantArgs = grant.chars().filter(c -> c == '?').count() == 8
+		// The key again where the insert takes the key's fencing lock.
+		List<String> grantArgs = JdbcStatementVariants.takesFencingLock(grant)
 				? List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar", KEY, ":lease::bigint",
 						":lease::bigint")
 				: List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar", ":lease::bigint",
