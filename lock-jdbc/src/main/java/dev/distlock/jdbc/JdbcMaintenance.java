@@ -16,6 +16,7 @@ import java.util.Locale;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.distlock.core.LockStoreException;
 import dev.distlock.jdbc.LockDatabase.RowReader;
 
 /**
@@ -83,7 +84,19 @@ final class JdbcMaintenance {
 			// The DDL in autocommit; the records of earlier versions' grants in one READ COMMITTED transaction, whose
 			// read of the lock table takes no locks on MariaDB (its default level would lock every row it reads).
 			boolean records = statement.startsWith("INSERT");
-			database.run(null, operation, MAINTENANCE_MS, records, session -> session.update(statement));
+			if (!statement.startsWith("ALTER TABLE")) {
+				database.run(null, operation, MAINTENANCE_MS, records, session -> session.update(statement));
+				continue;
+			}
+			// A storage setting for tables an earlier version created: it needs the table's owner, and the tables work
+			// without it, so a refusal leaves them as they are.
+			try {
+				database.run(null, operation, MAINTENANCE_MS, false, session -> session.update(statement));
+			}
+			catch (LockStoreException ex) {
+				logger.warn("Could not run '" + statement + "' (" + ex.getMessage() + "); the table works without it, "
+						+ "but see docs/JDBC.md, \"The planner and a churning table\"");
+			}
 		}
 	}
 
@@ -103,7 +116,7 @@ final class JdbcMaintenance {
 			return missing;
 		}
 		catch (SQLException ex) {
-			throw new dev.distlock.core.LockStoreException(null,
+			throw new LockStoreException(null,
 					"JDBC lock store could not check for the table '" + settings.table() + "': " + ex.getMessage(), ex);
 		}
 	}

@@ -8,6 +8,10 @@
 -- carry ${table}_expires, which can be dropped, and fillfactor 70, which can be set back to 100 (docs/JDBC.md).
 -- No index on lock_id either: every grant inserts the key row, and an index entry with it, even for the NULL of a lock
 -- without ID. Lock IDs are found through ${table}_ids instead, which only grants carrying a lock ID write to.
+-- vacuum_truncate = false (PostgreSQL 12+): vacuum never shrinks the tables to the page or two their rows fit in after
+-- a burst. The generic plans pgjdbc's prepared statements keep are made from the table's size at the time, and a plan
+-- made on a page or two reads the whole table by a sequential scan instead of the primary key until the next analyze,
+-- while the table grows again under it (docs/JDBC.md, "The planner and a churning table").
 CREATE TABLE IF NOT EXISTS ${table} (
   lock_key     VARCHAR(512) NOT NULL,
   holder       VARCHAR(64)  NOT NULL,
@@ -25,7 +29,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
   waiter       VARCHAR(64),
   waiter_until TIMESTAMPTZ(6),
   PRIMARY KEY (lock_key, holder)
-);
+) WITH (vacuum_truncate = false);
 -- One row per grant made under a lock ID (its fencing token, unique per grant: a group's locks share an owner token),
 -- written after the grant and only while the key's row carries it: how release and renewal by lock ID find their rows.
 -- A row whose lock no longer carries that grant is stale; lookups join it to the lock table and skip it, and the
@@ -37,7 +41,12 @@ CREATE TABLE IF NOT EXISTS ${table}_ids (
   lock_key     VARCHAR(512) NOT NULL,
   holder       VARCHAR(64)  NOT NULL,
   PRIMARY KEY (lock_id, fence)
-);
+) WITH (vacuum_truncate = false);
+-- Tables an earlier version created (before 2026-11-29) get the setting too. It takes a SHARE UPDATE EXCLUSIVE lock,
+-- which locks and unlocks wait for no more than for a vacuum, and needs the table's owner: where it fails, the tables
+-- are left as they are, with a warning (JdbcMaintenance).
+ALTER TABLE ${table} SET (vacuum_truncate = false);
+ALTER TABLE ${table}_ids SET (vacuum_truncate = false);
 -- Live locks granted under an ID by a version without ${table}_ids (before 2026-11-28, evening) are recorded here, so
 -- that unlock and renewal by ID find them; a grant recorded already is left as it is, so a later run adds nothing. It
 -- reads the lock table once (a few rows: one per key and shared holder still there), without locking it. An expired

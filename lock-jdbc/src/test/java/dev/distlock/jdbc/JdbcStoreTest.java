@@ -128,6 +128,75 @@ class JdbcStoreTest {
 		provider.close();
 	}
 
+	@org.junit.jupiter.api.Test
+	void onPostgresVacuumNeverTruncatesTheLockTablesAndCreatingTheSchemaSetsThatOnTablesAnEarlierVersionCreated()
+			throws Exception {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		String table = "untruncated_" + System.nanoTime() % 1_000_000;
+		JdbcLockSettings settings = new JdbcLockSettings(table, null, Duration.ofHours(1), 100,
+				JdbcLockSettings.DEFAULT_CALL_TIMEOUT);
+		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1));
+		provider.createSchema();
+		assertThat(storageOptions(db, table)).containsExactly("vacuum_truncate=false");
+		assertThat(storageOptions(db, table + "_ids")).containsExactly("vacuum_truncate=false");
+		// As an earlier version created them: without the setting.
+		execute(db, "ALTER TABLE " + table + " RESET (vacuum_truncate)", "ALTER TABLE " + table
+				+ "_ids RESET (vacuum_truncate)");
+		assertThat(storageOptions(db, table)).isEmpty();
+		provider.createSchema();
+		assertThat(storageOptions(db, table)).containsExactly("vacuum_truncate=false");
+		assertThat(storageOptions(db, table + "_ids")).containsExactly("vacuum_truncate=false");
+		provider.close();
+	}
+
+	@org.junit.jupiter.api.Test
+	void onPostgresARoleThatDoesNotOwnTheTablesCreatesTheSchemaLeavingTheirSettingsAndLocks() throws Exception {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		String table = "not_owned_" + System.nanoTime() % 1_000_000;
+		String role = table + "_user";
+		JdbcLockSettings settings = new JdbcLockSettings(table, null, Duration.ofHours(1), 100,
+				JdbcLockSettings.DEFAULT_CALL_TIMEOUT);
+		new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1)).createSchema();
+		execute(db, "ALTER TABLE " + table + " RESET (vacuum_truncate)", "CREATE ROLE " + role,
+				"GRANT CREATE, USAGE ON SCHEMA public TO " + role,
+				"GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + ", " + table + "_ids TO " + role,
+				"GRANT USAGE, SELECT ON SEQUENCE " + settings.sequence() + " TO " + role);
+		try (com.zaxxer.hikari.HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2, "SET ROLE " + role)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), settings, Duration.ofMillis(1));
+			provider.createSchema();
+			assertThat(storageOptions(db, table)).as("left as it was: only the owner may set it").isEmpty();
+			Lease lease = provider.tryAcquire(exclusive("not-owned:" + System.nanoTime(), Duration.ofSeconds(5)))
+				.orElseThrow();
+			assertThat(lease.fencingToken()).isPositive();
+			assertThat(lease.release()).isTrue();
+			provider.close();
+		}
+	}
+
+	private static List<String> storageOptions(TestDatabase db, String table) throws Exception {
+		try (java.sql.Connection connection = db.dataSource().getConnection();
+				java.sql.PreparedStatement query = connection
+					.prepareStatement("SELECT unnest(reloptions) FROM pg_class WHERE relname = ?")) {
+			query.setString(1, table);
+			List<String> options = new java.util.ArrayList<>();
+			try (java.sql.ResultSet rs = query.executeQuery()) {
+				while (rs.next()) {
+					options.add(rs.getString(1));
+				}
+			}
+			return options;
+		}
+	}
+
+	private static void execute(TestDatabase db, String... statements) throws Exception {
+		try (java.sql.Connection connection = db.dataSource().getConnection();
+				java.sql.Statement statement = connection.createStatement()) {
+			for (String sql : statements) {
+				statement.execute(sql);
+			}
+		}
+	}
+
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void onlyGrantsUnderALockIdAreRecordedForLookupAndThePurgerDeletesRecordsTheirLocksNoLongerCarry(TestDatabase db)
