@@ -42,9 +42,9 @@ CREATE TABLE IF NOT EXISTS ${table}_ids (
   holder       VARCHAR(64)  NOT NULL,
   PRIMARY KEY (lock_id, fence)
 ) WITH (vacuum_truncate = false);
--- Tables an earlier version created (before 2026-11-29) get the setting too. It takes a SHARE UPDATE EXCLUSIVE lock,
--- which locks and unlocks wait for no more than for a vacuum, and needs the table's owner: where it fails, the tables
--- are left as they are, with a warning (JdbcMaintenance).
+-- Tables an earlier version created (before 2026-11-29, midday) get the setting too. It takes a SHARE UPDATE EXCLUSIVE
+-- lock, which the lock statements' ROW EXCLUSIVE never waits for, and needs the table's owner: where it fails, the
+-- tables are left as they are, with a warning (JdbcMaintenance).
 ALTER TABLE ${table} SET (vacuum_truncate = false);
 ALTER TABLE ${table}_ids SET (vacuum_truncate = false);
 -- Live locks granted under an ID by a version without ${table}_ids (before 2026-11-28, evening) are recorded here, so
