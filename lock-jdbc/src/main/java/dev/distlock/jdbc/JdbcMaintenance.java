@@ -84,16 +84,15 @@ final class JdbcMaintenance {
 			// The DDL in autocommit; the records of earlier versions' grants in one READ COMMITTED transaction, whose
 			// read of the lock table takes no locks on MariaDB (its default level would lock every row it reads).
 			boolean records = statement.startsWith("INSERT");
-			if (!statement.startsWith("ALTER TABLE")) {
-				database.run(null, operation, MAINTENANCE_MS, records, session -> session.update(statement));
-				continue;
-			}
-			// A storage setting for tables an earlier version created: it needs the table's owner, and the tables work
-			// without it, so a refusal leaves them as they are.
 			try {
-				database.run(null, operation, MAINTENANCE_MS, false, session -> session.update(statement));
+				database.run(null, operation, MAINTENANCE_MS, records, session -> session.update(statement));
 			}
 			catch (LockStoreException ex) {
+				// An ALTER TABLE is a storage setting for tables an earlier version created: it needs the table's
+				// owner, and the tables work without it, so a refusal leaves them as they are.
+				if (!statement.startsWith("ALTER TABLE")) {
+					throw ex;
+				}
 				logger.warn("Could not run '" + statement + "' (" + ex.getMessage() + "); the table works without it, "
 						+ "but see docs/JDBC.md, \"The planner and a churning table\"");
 			}

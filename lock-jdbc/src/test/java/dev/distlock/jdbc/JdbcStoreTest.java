@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -105,10 +106,7 @@ class JdbcStoreTest {
 		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1));
 		provider.createSchema();
 		// The index an earlier version created: creating the schema again and every call work with it there.
-		try (java.sql.Connection connection = db.dataSource().getConnection();
-				java.sql.Statement statement = connection.createStatement()) {
-			statement.execute("CREATE INDEX " + table + "_expires ON " + table + " (expires_at)");
-		}
+		execute(db, "CREATE INDEX " + table + "_expires ON " + table + " (expires_at)");
 		provider.createSchema();
 		String key = "legacy:" + System.nanoTime();
 		long fence = 0;
@@ -128,7 +126,7 @@ class JdbcStoreTest {
 		provider.close();
 	}
 
-	@org.junit.jupiter.api.Test
+	@Test
 	void onPostgresVacuumNeverTruncatesTheLockTablesAndCreatingTheSchemaSetsThatOnTablesAnEarlierVersionCreated()
 			throws Exception {
 		TestDatabase db = TestDatabase.POSTGRESQL;
@@ -149,7 +147,7 @@ class JdbcStoreTest {
 		provider.close();
 	}
 
-	@org.junit.jupiter.api.Test
+	@Test
 	void onPostgresARoleThatDoesNotOwnTheTablesCreatesTheSchemaLeavingTheirSettingsAndLocks() throws Exception {
 		TestDatabase db = TestDatabase.POSTGRESQL;
 		String table = "not_owned_" + System.nanoTime() % 1_000_000;

@@ -63,7 +63,8 @@ public final class RawJdbcArm extends JdbcArm {
 	static String schema(JdbcDialect dialect) {
 		return dialect == JdbcDialect.POSTGRESQL
 				? "CREATE TABLE IF NOT EXISTS " + TABLE + " (lock_key VARCHAR(512) PRIMARY KEY, "
-						+ "token VARCHAR(64) NOT NULL, expires_at TIMESTAMPTZ(6) NOT NULL) WITH (vacuum_truncate = false)"
+						+ "token VARCHAR(64) NOT NULL, expires_at TIMESTAMPTZ(6) NOT NULL) "
+						+ "WITH (vacuum_truncate = false)"
 				: "CREATE TABLE IF NOT EXISTS " + TABLE + " (lock_key VARCHAR(512) CHARACTER SET utf8mb4 COLLATE "
 						+ "utf8mb4_bin PRIMARY KEY, token VARCHAR(64) CHARACTER SET ascii NOT NULL, "
 						+ "expires_at DATETIME(6) NOT NULL) ENGINE = InnoDB";
