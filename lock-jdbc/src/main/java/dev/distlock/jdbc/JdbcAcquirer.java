@@ -526,8 +526,8 @@ final class JdbcAcquirer {
 	 * {@link #MAX_TEXT} characters) instead of refused.
 	 */
 	static @Nullable String text(@Nullable String value) {
-		if (value == null) {
-			return null;
+		if (value == null || storable(value)) {
+			return value; // as nearly every owner and host is: no copy on every acquire
 		}
 		StringBuilder out = new StringBuilder(Math.min(value.length(), MAX_TEXT));
 		for (int i = 0; i < value.length() && out.length() < MAX_TEXT; i++) {
@@ -543,6 +543,22 @@ final class JdbcAcquirer {
 			}
 		}
 		return out.toString();
+	}
+
+	/** Whether {@link #text} would keep the value as it is. */
+	private static boolean storable(String value) {
+		if (value.length() > MAX_TEXT) {
+			return false;
+		}
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c == 0 || Character.isSurrogate(c)
+					&& !(Character.isHighSurrogate(c) && i + 1 < value.length()
+							&& Character.isLowSurrogate(value.charAt(++i)))) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

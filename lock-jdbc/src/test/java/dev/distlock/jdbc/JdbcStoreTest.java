@@ -508,6 +508,19 @@ class JdbcStoreTest {
 		provider.close();
 	}
 
+	@Test
+	void ownerTextThatCanBeStoredIsSentAsItIsAndOtherTextIsMadeStorable() {
+		String plain = "propriétaire 🔒 ✓ on host-1";
+		assertThat(JdbcAcquirer.text(plain)).as("the same string, not a copy").isSameAs(plain);
+		String full = "o".repeat(253) + "🔒";
+		assertThat(JdbcAcquirer.text(full)).isSameAs(full);
+		assertThat(JdbcAcquirer.text(null)).isNull();
+		assertThat(JdbcAcquirer.text("a\u0000b\uD800c\uDC00")).isEqualTo("a\uFFFDb\uFFFDc\uFFFD");
+		assertThat(JdbcAcquirer.text("o".repeat(300))).isEqualTo("o".repeat(255));
+		assertThat(JdbcAcquirer.text("o".repeat(254) + "🔒" + "o")).as("never half a surrogate pair")
+			.isEqualTo("o".repeat(254));
+	}
+
 	private static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
