@@ -506,19 +506,29 @@ final class JdbcAcquirer {
 			throw new InvalidLockOptionException(option,
 					"must be at most " + MAX_TEXT + " characters for the JDBC lock store, was " + value.length());
 		}
+		int i = unstorableAt(value);
+		if (i >= 0) {
+			throw new InvalidLockOptionException(option, value.charAt(i) == 0
+					? "must not contain NUL (U+0000) at index " + i
+					: "must be well-formed UTF-16 (lone surrogate at index " + i + ")");
+		}
+	}
+
+	/** The index of the first NUL or lone surrogate in the value, or -1 when it has none. */
+	private static int unstorableAt(String value) {
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);
 			if (c == 0) {
-				throw new InvalidLockOptionException(option, "must not contain NUL (U+0000) at index " + i);
+				return i;
 			}
 			if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
 				i++;
 			}
 			else if (Character.isSurrogate(c)) {
-				throw new InvalidLockOptionException(option, "must be well-formed UTF-16 (lone surrogate at index " + i
-						+ ")");
+				return i;
 			}
 		}
+		return -1;
 	}
 
 	/**
@@ -526,7 +536,7 @@ final class JdbcAcquirer {
 	 * {@link #MAX_TEXT} characters) instead of refused.
 	 */
 	static @Nullable String text(@Nullable String value) {
-		if (value == null || storable(value)) {
+		if (value == null || value.length() <= MAX_TEXT && unstorableAt(value) < 0) {
 			return value; // as nearly every owner and host is: no copy on every acquire
 		}
 		StringBuilder out = new StringBuilder(Math.min(value.length(), MAX_TEXT));
@@ -543,22 +553,6 @@ final class JdbcAcquirer {
 			}
 		}
 		return out.toString();
-	}
-
-	/** Whether {@link #text} would keep the value as it is. */
-	private static boolean storable(String value) {
-		if (value.length() > MAX_TEXT) {
-			return false;
-		}
-		for (int i = 0; i < value.length(); i++) {
-			char c = value.charAt(i);
-			if (c == 0 || Character.isSurrogate(c)
-					&& !(Character.isHighSurrogate(c) && i + 1 < value.length()
-							&& Character.isLowSurrogate(value.charAt(++i)))) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 }
