@@ -20,9 +20,10 @@ import dev.distlock.jdbc.JdbcLockSettings;
  * The uncontended cycle of the floor and of the provider's plain exclusive lock as {@code pgbench} scripts, so that
  * the server's cost per cycle can be measured without a JVM on the same two cores: {@code pgbench} is a C client
  * that uses a fraction of a JDBC client's CPU. The provider's statements are read from the {@code lock-jdbc} on the
- * classpath (its grant, the insert that a first attempt on a key sends, or the upsert where it has none, and its
- * deleting release), so a jar of an earlier commit gives that commit's cycle. Creates the floor's and the provider's
- * tables on the database, then writes {@code floor.pgb} and {@code distlock.pgb} to the directory. Run by
+ * classpath (its grant: the insert that a first attempt on a key sends, without a conflict clause where it has that
+ * one, or the upsert where it has neither; and its deleting release), so a jar of an earlier commit gives that
+ * commit's cycle. Creates the floor's and the provider's tables on the database, then writes {@code floor.pgb} and
+ * {@code distlock.pgb} to the directory. Run by
  * {@code benchmarks/pgbench-server-cost.sh}:
  * {@code java -cp 'benchmarks.jar:lib/*' dev.distlock.benchmarks.jdbc.PgbenchScripts <jdbc url> <user> <directory>}.
  */
@@ -50,7 +51,12 @@ public final class PgbenchScripts {
 		}
 		write(directory.resolve("floor.pgb"), bind(RawJdbcArm.POSTGRES_ACQUIRE, List.of(KEY, TOKEN)),
 				bind(RawJdbcArm.RELEASE, List.of(KEY, TOKEN)));
-		String grant = statement("insertExclusive");
+		// The first attempt on a key whose row the provider deleted itself: the insert without a conflict clause where
+		// the lock-jdbc on the classpath has one, else the one with it, else the upsert.
+		String grant = statement("insertExclusiveStrict");
+		if (grant == null) {
+			grant = statement("insertExclusive");
+		}
 		if (grant == null) {
 			grant = statement("acquireExclusive");
 		}
