@@ -2,8 +2,8 @@
 # The server's work per uncontended cycle on PostgreSQL as a count of instructions, the floor's against the provider's
 # plain exclusive lock: exact and repeatable whatever else the machine does, where timings on a shared 2-core host
 # move by a factor of four within a minute (docs/BENCHMARKS.md). Starts its own PostgreSQL on a free port under
-# valgrind's callgrind (initdb from `pg_config --bindir`, as the postgres user when run as root), writes the two
-# scripts with dev.distlock.benchmarks.jdbc.PgbenchScripts, then runs each script through pgbench (one client, its
+# valgrind's callgrind (pgbench-postgres.sh), writes the two scripts with dev.distlock.benchmarks.jdbc.PgbenchScripts
+# with every value bound as a parameter, then runs each script through pgbench (one client on one key, its
 # statements prepared, each in its own autocommit transaction as the provider sends them) twice, for <short> and for
 # <long> cycles, each run on a backend of its own. The backend's instructions over the long run minus those over the
 # short, divided by the difference in cycles, are the instructions of one cycle: the connection's start and end, and
@@ -12,7 +12,8 @@
 # can be given after the counts and are counted the same way, with the variables :key, :token, :owner, :host and
 # :lease; a .sql file among them is run with psql before the counting starts (the table a variant needs, say).
 #
-# usage: benchmarks/pgbench-callgrind.sh <directory with benchmarks.jar and lib/> [short=500] [long=2500] [script.pgb...]
+# usage: benchmarks/pgbench-callgrind.sh <directory with benchmarks.jar and lib/> [short=500] [long=2500]
+#        [script.pgb or setup.sql...]
 set -euo pipefail
 bench=$(cd "$1" && pwd); short=${2:-500}; long=${3:-2500}; shift $(($# < 3 ? $# : 3))
 extra=(); setup=()
@@ -20,24 +21,15 @@ for s in "$@"; do
 	s="$(cd "$(dirname "$s")" && pwd)/$(basename "$s")"
 	if [[ $s == *.sql ]]; then setup+=("$s"); else extra+=("$s"); fi
 done
-bin=$(pg_config --bindir)
 command -v valgrind > /dev/null || { echo "valgrind is not on the PATH" >&2; exit 1; }
-dir=$(mktemp -d /tmp/distlock-callgrind-XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$dir"
-as_pg "$bin/initdb" -D "$dir/data" -U distlock --auth=trust -E UTF8 --locale=C --no-sync > /dev/null
+. "$(dirname "$0")/pgbench-postgres.sh"
 as_pg bash -c "exec valgrind --tool=callgrind --callgrind-out-file='$dir/cg.%p' '$bin/postgres' -D '$dir/data' \
--p $port -k '$dir' -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c autovacuum=off \
-> '$dir/log' 2>&1" &
+$server_options > '$dir/log' 2>&1" &
 trap 'as_pg "$bin/pg_ctl" -D "$dir/data" -m immediate stop > /dev/null 2>&1 || true; sleep 1; rm -rf "$dir"' EXIT
 for _ in $(seq 1 120); do "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" && break; sleep 1; done
-java -cp "$bench/benchmarks.jar:$bench/lib/*" dev.distlock.benchmarks.jdbc.PgbenchScripts \
-	"jdbc:postgresql://127.0.0.1:$port/postgres" distlock "$dir"
-# One client on one key, every value bound as a parameter as the provider binds it (pgbench sends each :variable as
-# one), where pgbench-server-cost.sh's clients build a key per cycle in SQL.
-sed -i -e "s/('k' || :client_id || ':' || :n)/:key/g" -e "s/('t' || :n)/:token/g" -e "s/'bench-owner'/:owner/g" \
-	-e "s/'bench-host'/:host/g" "$dir/floor.pgb" "$dir/distlock.pgb"
+"$bin/pg_isready" -q -h 127.0.0.1 -p "$port" \
+	|| { echo "PostgreSQL did not start under valgrind:" >&2; cat "$dir/log" >&2; exit 1; }
+write_scripts bound
 for s in "${setup[@]}"; do psql -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U distlock -d postgres -f "$s"; done
 backends() { ls "$dir"/cg.* 2>/dev/null | sort; }
 # The instructions of one pgbench run's backend: pgbench opens a first connection of its own before its client's, so

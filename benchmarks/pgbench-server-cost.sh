@@ -10,17 +10,10 @@
 # usage: benchmarks/pgbench-server-cost.sh <directory with benchmarks.jar and lib/> [rounds=3] [seconds=8] [clients=8]
 set -euo pipefail
 bench=$(cd "$1" && pwd); rounds=${2:-3}; seconds=${3:-8}; clients=${4:-8}
-bin=$(pg_config --bindir)
-dir=$(mktemp -d /tmp/distlock-pgbench-XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$dir"
-as_pg "$bin/initdb" -D "$dir/data" -U distlock --auth=trust -E UTF8 --locale=C --no-sync > /dev/null
-as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off \
--c full_page_writes=off -c autovacuum=off" start > /dev/null
+. "$(dirname "$0")/pgbench-postgres.sh"
+as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o "$server_options" start > /dev/null
 trap 'as_pg "$bin/pg_ctl" -D "$dir/data" -m immediate stop > /dev/null; rm -rf "$dir"' EXIT
-java -cp "$bench/benchmarks.jar:$bench/lib/*" dev.distlock.benchmarks.jdbc.PgbenchScripts \
-	"jdbc:postgresql://127.0.0.1:$port/postgres" distlock "$dir"
+write_scripts
 psql() { command psql -q -h 127.0.0.1 -p "$port" -U distlock -d postgres "$@"; }
 postmaster=$(head -1 "$dir/data/postmaster.pid")
 ticks() { # utime, stime, cutime, cstime of the postmaster and its children

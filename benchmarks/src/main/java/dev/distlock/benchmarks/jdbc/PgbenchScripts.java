@@ -23,9 +23,13 @@ import dev.distlock.jdbc.JdbcLockSettings;
  * classpath (its grant: the insert that a first attempt on a key sends, without a conflict clause where it has that
  * one, or the upsert where it has neither; and its deleting release), so a jar of an earlier commit gives that
  * commit's cycle. Creates the floor's and the provider's tables on the database, then writes {@code floor.pgb} and
- * {@code distlock.pgb} to the directory. Run by
- * {@code benchmarks/pgbench-server-cost.sh}:
- * {@code java -cp 'benchmarks.jar:lib/*' dev.distlock.benchmarks.jdbc.PgbenchScripts <jdbc url> <user> <directory>}.
+ * {@code distlock.pgb} to the directory. Each client locks a key of its own, new every cycle, built in SQL from
+ * {@code :client_id} and a random {@code :n}; with {@code bound} after the directory, the key, token, owner name
+ * and host are the pgbench variables {@code :key}, {@code :token}, {@code :owner} and {@code :host} instead, which
+ * pgbench sends as bound parameters, as the provider binds them. Run by {@code benchmarks/pgbench-server-cost.sh}
+ * and, {@code bound}, by {@code benchmarks/pgbench-callgrind.sh}:
+ * {@code java -cp 'benchmarks.jar:lib/*' dev.distlock.benchmarks.jdbc.PgbenchScripts <jdbc url> <user> <directory>
+ * [bound]}.
  */
 public final class PgbenchScripts {
 
@@ -42,6 +46,11 @@ public final class PgbenchScripts {
 		String url = args[0];
 		String user = args[1];
 		Path directory = Path.of(args[2]);
+		boolean bound = args.length > 3 && args[3].equals("bound");
+		String key = bound ? ":key" : KEY;
+		String token = bound ? ":token" : TOKEN;
+		String owner = bound ? ":owner" : "'bench-owner'";
+		String host = bound ? ":host" : "'bench-host'";
 		try (Connection connection = DriverManager.getConnection(url, user, "")) {
 			new JdbcLockProvider(new SingleConnectionDataSource(connection, true), JdbcDialect.POSTGRESQL,
 					JdbcLockSettings.defaults()).createSchema();
@@ -49,8 +58,8 @@ public final class PgbenchScripts {
 				statement.execute(RawJdbcArm.schema(JdbcDialect.POSTGRESQL));
 			}
 		}
-		write(directory.resolve("floor.pgb"), bind(RawJdbcArm.POSTGRES_ACQUIRE, List.of(KEY, TOKEN)),
-				bind(RawJdbcArm.RELEASE, List.of(KEY, TOKEN)));
+		write(directory.resolve("floor.pgb"), bind(RawJdbcArm.POSTGRES_ACQUIRE, List.of(key, token)),
+				bind(RawJdbcArm.RELEASE, List.of(key, token)));
 		// The first attempt on a key whose row the provider deleted itself: the insert without a conflict clause where
 		// the lock-jdbc on the classpath has one, else the one with it, else the upsert.
 		String grant = statement("insertExclusiveStrict");
@@ -62,14 +71,12 @@ public final class PgbenchScripts {
 		}
 		// The key again where the insert takes the key's fencing lock.
 		List<String> grantArgs = JdbcStatementVariants.takesFencingLock(grant)
-				? List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar", KEY, ":lease::bigint",
-						":lease::bigint")
-				: List.of(KEY, TOKEN, "'bench-owner'", "'bench-host'", "NULL::varchar", ":lease::bigint",
-						":lease::bigint");
+				? List.of(key, token, owner, host, "NULL::varchar", key, ":lease::bigint", ":lease::bigint")
+				: List.of(key, token, owner, host, "NULL::varchar", ":lease::bigint", ":lease::bigint");
 		String notifying = statement("deleteExclusiveNotifying");
 		String release = notifying != null
-				? bind(notifying, List.of(KEY, TOKEN, "'" + JdbcLockSettings.DEFAULT_TABLE + "'"))
-				: bind(statement("deleteExclusive"), List.of(KEY, TOKEN));
+				? bind(notifying, List.of(key, token, "'" + JdbcLockSettings.DEFAULT_TABLE + "'"))
+				: bind(statement("deleteExclusive"), List.of(key, token));
 		write(directory.resolve("distlock.pgb"), bind(grant, grantArgs), release);
 	}
 
