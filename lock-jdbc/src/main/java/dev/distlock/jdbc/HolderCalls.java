@@ -98,7 +98,7 @@ final class HolderCalls {
 	/** Whether the token still holds its lock, live by the database clock; a read that changes nothing. */
 	boolean isHeld(String key, String token, boolean shared, long boundMillis) {
 		return run(key, "check ownership of", boundMillis, false,
-				session -> !session.query(sql.heldBy, rs -> 1, key, shared ? token : "", token).isEmpty());
+				session -> !session.query(shared ? sql.heldByShared : sql.heldBy, rs -> 1, key, token).isEmpty());
 	}
 
 	/**
@@ -133,7 +133,11 @@ final class HolderCalls {
 			if (rows > 0) {
 				return true;
 			}
-			return byHolder && !session.query(sql.releasedBy, rs -> 1, key, shared ? token : "", token).isEmpty();
+			if (!byHolder) {
+				return false;
+			}
+			return !(shared ? session.query(sql.releasedByShared, rs -> 1, key, token, token)
+					: session.query(sql.releasedBy, rs -> 1, key, token)).isEmpty();
 		});
 		if (released) {
 			// The waiter the NOTIFY named, as other JVMs wake it; every waiter when it named none (and on MySQL/MariaDB).

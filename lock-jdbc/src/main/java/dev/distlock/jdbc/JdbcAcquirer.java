@@ -238,7 +238,7 @@ final class JdbcAcquirer {
 	 * provisional lease.
 	 */
 	private boolean recordLockId(LockRequest request, long boundMillis) {
-		Object[] args = { request.key(), "", request.token(), request.lockId() };
+		Object[] args = { request.key(), request.token(), request.lockId() };
 		return database.run(request.key(), "record the lock ID", boundMillis, false,
 				session -> session.update(sql.recordLockId, args) == 1
 						|| !session.query(sql.carriesLockId, rs -> 1, args).isEmpty());
@@ -377,7 +377,7 @@ final class JdbcAcquirer {
 			session.update(sql.afterSharedGrant, fence, key, key);
 			if (request.lockId() != null) {
 				// In the grant's transaction: a shared grant under a lock ID is recorded or not made.
-				session.update(sql.recordLockId, key, request.token(), request.token(), request.lockId());
+				session.update(sql.recordSharedLockId, key, request.token(), request.lockId());
 			}
 			return fence;
 		});

@@ -108,6 +108,14 @@ public enum JdbcDialect {
 		return "dev/distlock/jdbc/" + schemaResource;
 	}
 
+	/**
+	 * The statements that turn a lock table an earlier version created, with the shared holders' rows in it (a
+	 * {@code holder} column), into the layout of {@link #schemaResource()}.
+	 */
+	public String upgradeResource() {
+		return schemaResource().replace(".sql", "-upgrade.sql");
+	}
+
 	/** Reads a time column as an instant (UTC on both databases). */
 	@Nullable
 	Instant instant(ResultSet rs, String column) throws SQLException {

@@ -70,12 +70,13 @@ final class JdbcLockIds {
 	private List<LockRow> rows(String lockId) {
 		JdbcAcquirer.checkText("lockId", lockId);
 		return database.run(null, "read the locks of a lock ID", ADMIN_MS, false,
-				session -> session.query(sql.lockIdRows, rs -> LockRow.read(rs, session.dialect()), lockId));
+				session -> session.query(sql.lockIdRows, rs -> LockRow.read(rs, session.dialect()), lockId, lockId));
 	}
 
 	private void clearExpired(LockRow row, String lockId) {
 		database.run(row.key(), "clear an expired lock ID", ADMIN_MS, false,
-				session -> session.update(sql.clearExpiredLockId, row.key(), row.holder(), lockId));
+				session -> row.keyRow() ? session.update(sql.clearExpiredLockId, row.key(), lockId)
+						: session.update(sql.clearExpiredSharedLockId, row.key(), row.holder(), lockId));
 	}
 
 }

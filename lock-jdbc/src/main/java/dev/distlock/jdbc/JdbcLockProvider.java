@@ -80,7 +80,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	/** A provider whose purger uses {@code purgeGrace} instead of the settings' (tests that cannot wait a minute). */
 	JdbcLockProvider(DataSource dataSource, JdbcDialect dialect, JdbcLockSettings settings, Duration purgeGrace) {
 		this.settings = settings;
-		this.sql = new LockStatements(dialect, settings.table(), settings.sequence(), settings.lockIdTable());
+		this.sql = new LockStatements(dialect, settings.table(), settings.sequence(), settings.lockIdTable(),
+				settings.sharedTable());
 		this.database = new LockDatabase(dataSource, dialect, settings.serverPrepares() ? sql.serverPrepared : Set.of());
 		String channel = JdbcDialect.channel(settings.table());
 		this.wakeups = new Wakeups(dialect == JdbcDialect.POSTGRESQL ? dataSource : null, channel);
@@ -166,13 +167,14 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	@Override
 	public boolean isLocked(String key) {
 		return database.run(key, "check", ADMIN_MS, false,
-				session -> session.query(sql.isLocked, rs -> rs.getLong(1), key).get(0) > 0);
+				session -> session.query(sql.isLocked, rs -> rs.getLong(1), key, key).get(0) > 0);
 	}
 
 	@Override
 	public List<LockInfo> status(StatusQuery query) {
-		List<LockRow> rows = database.run(query.keyPrefix(), "list locks", ADMIN_MS, false, session -> session
-			.query(sql.statusRows, rs -> LockRow.read(rs, session.dialect()), JdbcLockStatus.likePrefix(query.keyPrefix())));
+		String like = JdbcLockStatus.likePrefix(query.keyPrefix());
+		List<LockRow> rows = database.run(query.keyPrefix(), "list locks", ADMIN_MS, false,
+				session -> session.query(sql.statusRows, rs -> LockRow.read(rs, session.dialect()), like, like));
 		return JdbcLockStatus.infos(rows, query);
 	}
 
@@ -237,8 +239,8 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	}
 
 	/**
-	 * Whether the provider's tables, the lock table and its lock-ID table ({@link JdbcLockSettings#lockIdTable()}),
-	 * exist in the database the DataSource connects to.
+	 * Whether the provider's tables, the lock table, its shared holders' table ({@link JdbcLockSettings#sharedTable()})
+	 * and its lock-ID table ({@link JdbcLockSettings#lockIdTable()}), exist in the database the DataSource connects to.
 	 */
 	public boolean tableExists() {
 		return missingTables().isEmpty();
@@ -247,6 +249,15 @@ public final class JdbcLockProvider implements WaitingLockProvider, OperatorSupp
 	/** The provider's tables that do not exist in the database the DataSource connects to, lock table first. */
 	public List<String> missingTables() {
 		return maintenance.missingTables();
+	}
+
+	/**
+	 * Whether the lock table has the layout of a version before 2026-11-30 (the shared holders' rows in it, a
+	 * {@code holder} column), which {@link #createSchema()} upgrades (docs/JDBC.md, "Upgrading"); the provider's
+	 * statements fail on it until then.
+	 */
+	public boolean needsUpgrade() {
+		return maintenance.needsUpgrade();
 	}
 
 	/** The dialect's DDL with this provider's table and sequence names, one statement per element. */

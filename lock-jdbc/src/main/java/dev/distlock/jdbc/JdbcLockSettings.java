@@ -107,6 +107,11 @@ public record JdbcLockSettings(String table, @Nullable Duration purgeInterval, D
 		return table + "_fence";
 	}
 
+	/** The name of the table of shared holders, one row each: the table's, with {@code _shared}. */
+	public String sharedTable() {
+		return table + "_shared";
+	}
+
 	/** The name of the table through which locks are found by lock ID: the table's, with {@code _ids}. */
 	public String lockIdTable() {
 		return table + "_ids";

@@ -48,10 +48,15 @@ final class JdbcMaintenance {
 
 	/** The dialect's DDL with the configured table and sequence names, one statement per element. */
 	static List<String> schema(JdbcDialect dialect, JdbcLockSettings settings) {
+		return statements(dialect.schemaResource(), settings);
+	}
+
+	/** The statements of a resource with the configured table and sequence names, one statement per element. */
+	private static List<String> statements(String resource, JdbcLockSettings settings) {
 		String text;
-		try (InputStream in = JdbcMaintenance.class.getClassLoader().getResourceAsStream(dialect.schemaResource())) {
+		try (InputStream in = JdbcMaintenance.class.getClassLoader().getResourceAsStream(resource)) {
 			if (in == null) {
-				throw new IllegalStateException("Missing resource " + dialect.schemaResource());
+				throw new IllegalStateException("Missing resource " + resource);
 			}
 			text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
@@ -75,19 +80,22 @@ final class JdbcMaintenance {
 	}
 
 	/**
-	 * Creates the tables and the sequence if they do not exist, and records the grants under a lock ID that earlier
-	 * versions made without a record.
+	 * Creates the tables and the sequence if they do not exist, then splits a lock table an earlier version created
+	 * with the shared holders' rows in it ({@link #upgrade}).
 	 */
 	void createSchema() {
 		String operation = "create the lock table '" + settings.table() + "'";
 		for (String statement : schema(database.dialect(), settings)) {
-			// The DDL in autocommit; the records of earlier versions' grants in one READ COMMITTED transaction, whose
-			// read of the lock table takes no locks on MariaDB (its default level would lock every row it reads).
-			boolean records = statement.startsWith("INSERT");
 			try {
-				database.run(null, operation, MAINTENANCE_MS, records, session -> session.update(statement));
+				database.run(null, operation, MAINTENANCE_MS, false, session -> session.update(statement));
 			}
 			catch (LockStoreException ex) {
+				// A CREATE … IF NOT EXISTS that raced another instance creating the same table or sequence fails on
+				// PostgreSQL (a unique violation in its catalog) and succeeds when run again, finding it there.
+				if (statement.startsWith("CREATE")) {
+					database.run(null, operation, MAINTENANCE_MS, false, session -> session.update(statement));
+					continue;
+				}
 				// An ALTER TABLE is a storage setting for tables an earlier version created: it needs the table's
 				// owner, and the tables work without it, so a refusal leaves them as they are.
 				if (!statement.startsWith("ALTER TABLE")) {
@@ -97,17 +105,86 @@ final class JdbcMaintenance {
 						+ "but see docs/JDBC.md, \"The planner and a churning table\"");
 			}
 		}
+		upgrade();
 	}
 
 	/**
-	 * The provider's tables (the lock table, the lock-ID table) that do not exist, as the database's metadata says
+	 * Moves the shared holders' rows of a lock table an earlier version created (one with a {@code holder} column) to
+	 * the shared holders' table and keys the lock table by the key alone, with every other statement on the tables
+	 * kept out meanwhile: on PostgreSQL in one transaction that first locks the lock table (its DDL is
+	 * transactional), on MariaDB under {@code LOCK TABLES … WRITE} (its DDL commits by itself), released whatever
+	 * happens. It also records the grants under a lock ID that versions without the lock-ID table made. Nothing when
+	 * the table has the current layout; an instance that finds another one upgraded the table first, and so fails,
+	 * finds the column gone and carries on.
+	 */
+	void upgrade() {
+		if (!needsUpgrade()) {
+			return;
+		}
+		logger.warn("Upgrading the lock table '" + settings.table() + "' of an earlier version: its shared holders "
+				+ "move to '" + settings.sharedTable() + "'; instances of the earlier version fail their lock calls "
+				+ "from now on (docs/JDBC.md, \"Upgrading\")");
+		List<String> statements = statements(database.dialect().upgradeResource(), settings);
+		boolean postgres = database.dialect() == JdbcDialect.POSTGRESQL;
+		String lockTables = "LOCK TABLES " + settings.table() + " WRITE, " + settings.sharedTable() + " WRITE, "
+				+ settings.lockIdTable() + " WRITE";
+		try {
+			database.run(null, "upgrade the lock table '" + settings.table() + "'", MAINTENANCE_MS, postgres,
+					session -> {
+						if (!postgres) {
+							session.update(lockTables);
+						}
+						try {
+							for (String statement : statements) {
+								session.update(statement);
+							}
+						}
+						finally {
+							if (!postgres) {
+								session.update("UNLOCK TABLES");
+							}
+						}
+						return statements.size();
+					});
+		}
+		catch (LockStoreException ex) {
+			if (needsUpgrade()) {
+				throw ex;
+			}
+			logger.info("The lock table '" + settings.table() + "' was upgraded meanwhile by another instance");
+		}
+	}
+
+	/**
+	 * Whether the lock table has the layout of a version before 2026-11-30, with the shared holders' rows in it: it
+	 * has a {@code holder} column. Read by a query that names the column, so the table is found exactly as the lock
+	 * statements find it (the connection's schema search path, the name's letter case).
+	 */
+	boolean needsUpgrade() {
+		try (Connection connection = database.dataSource().getConnection();
+				java.sql.Statement probe = connection.createStatement()) {
+			probe.executeQuery("SELECT holder FROM " + settings.table() + " WHERE 1 = 0").close();
+			return true;
+		}
+		catch (SQLException ex) {
+			// No such column: PostgreSQL's undefined_column, MySQL/MariaDB's ER_BAD_FIELD_ERROR.
+			if ("42703".equals(ex.getSQLState()) || "42S22".equals(ex.getSQLState()) || ex.getErrorCode() == 1054) {
+				return false;
+			}
+			throw new LockStoreException(null,
+					"JDBC lock store could not read the layout of '" + settings.table() + "': " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * The provider's tables (the lock table, the shared holders' table, the lock-ID table) that do not exist, as the database's metadata says
 	 * (either letter case).
 	 */
 	List<String> missingTables() {
 		try (Connection connection = database.dataSource().getConnection()) {
 			DatabaseMetaData meta = connection.getMetaData();
 			List<String> missing = new ArrayList<>();
-			for (String table : List.of(settings.table(), settings.lockIdTable())) {
+			for (String table : List.of(settings.table(), settings.sharedTable(), settings.lockIdTable())) {
 				if (!exists(connection, meta, table)) {
 					missing.add(table);
 				}
@@ -138,7 +215,10 @@ final class JdbcMaintenance {
 	long purge() {
 		long grace = purgeGrace.toMillis();
 		long total = inBatches("purge", sql.purgeCandidates, new Object[] { grace, grace, settings.purgeBatch() },
-				rs -> new Object[] { rs.getString(1), rs.getString(2), grace }, sql.purgeRow);
+				rs -> new Object[] { rs.getString(1), grace }, sql.purgeRow);
+		total += inBatches("purge shared holders", sql.purgeSharedCandidates,
+				new Object[] { grace, settings.purgeBatch() }, rs -> new Object[] { rs.getString(1), rs.getString(2), grace },
+				sql.purgeSharedRow);
 		if (total > 0) {
 			logger.debug("Purged " + total + " expired lock rows from '" + settings.table() + "'");
 		}

@@ -9,9 +9,12 @@ import org.jspecify.annotations.Nullable;
  * clock inside the statement ({@link JdbcDialect#now()}). The acquire path touches one row by its primary key; only
  * a shared grant, a shared release or extension and a forced release run as short transactions, always locking the
  * key's row first, so two transactions never wait for each other in opposite orders.
- * <p>The table holds one row per key ({@code holder = ''}), carrying the exclusive holder, the latest fencing token,
- * the end of the latest shared lease ({@code shared_until}) and a waiting writer's mark, plus one row per shared
- * holder ({@code holder} = its owner token). The holder's release of a plain exclusive lock (a lease, no lock ID)
+ * <p>The lock table holds one row per key, keyed by the key alone, carrying the exclusive holder, the latest fencing
+ * token, the end of the latest shared lease ({@code shared_until}) and a waiting writer's mark. Shared holders have a
+ * table of their own ({@code <table>_shared}), one row per holder keyed by the key and its owner token
+ * ({@code holder}), so the exclusive lock's row, the one on every hot path, has a one-column key: the server's
+ * work per uncontended cycle on PostgreSQL is about 5% less than with both kinds of row in one table keyed by
+ * {@code (lock_key, holder)} (docs/BENCHMARKS.md). The holder's release of a plain exclusive lock (a lease, no lock ID)
  * deletes the key row, as the floor's owner-checked DELETE does, unless a waiter needs it kept
  * ({@link #deleteExclusive}); the fencing token comes from the sequence, never from the row, so a key inserted again
  * gets a later one than every grant before its statement began; on PostgreSQL than every grant before it too (the
@@ -20,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * deletes them after the grace.
  * <p>Lock IDs are found through a second table ({@code <table>_ids}), not an index on the lock table: a grant under
  * a lock ID records its key, holder, owner and fencing token there ({@link #recordLockId}), so grants without one
- * (the hot path) insert no index entry. Lookups join it to the lock table, so a record whose lock has moved on is
- * skipped; the purger deletes those.
+ * (the hot path) insert no index entry. Lookups join it to the lock table or the shared holders' (the record's
+ * {@code holder} is empty for a key row), so a record whose lock has moved on is skipped; the purger deletes those.
  */
 final class LockStatements {
 
@@ -122,11 +125,20 @@ final class LockStatements {
 	/** On PostgreSQL, {@link #releaseExclusiveAnyway} and its NOTIFY in one statement, as above; null elsewhere. */
 	final @Nullable String releaseExclusiveAnywayNotifying;
 
-	/** Whether a row's last release was this token's own (a replayed release answers as the first did). */
+	/**
+	 * Whether the key row's last release was this token's own (a replayed release answers as the first did):
+	 * arguments key and token.
+	 */
 	final String releasedBy;
 
-	/** Whether the token still holds its row (exclusive: the key row; shared: its own), live by the database clock. */
+	/** {@link #releasedBy} for a shared holder's row: arguments key, token and token. */
+	final String releasedByShared;
+
+	/** Whether the token still holds the key row exclusively, live by the database clock: arguments key and token. */
 	final String heldBy;
+
+	/** Whether the token's shared holder's row is live by the database clock: arguments key and token. */
+	final String heldByShared;
 
 	/** Locks the key row for a shared grant; reads whether an exclusive holder and a waiting writer are live. */
 	final String lockKeyRow;
@@ -211,21 +223,27 @@ final class LockStatements {
 	final String statusRows;
 
 	/**
-	 * Records a grant under a lock ID in the lock-ID table, while the key's row still carries the grant (its token
-	 * and ID; a lease shorter than the round trip may have ended, as it may for any grant): arguments key, holder,
+	 * Records an exclusive grant under a lock ID in the lock-ID table, while the key's row still carries the grant
+	 * (its token and ID; a lease shorter than the round trip may have ended, as it may for any grant): arguments key,
 	 * token and lock ID. It writes nothing when the record is there already (a replayed grant) or the grant is gone,
 	 * which {@link #carriesLockId} tells apart.
 	 */
 	final String recordLockId;
 
-	/** Whether the row still carries the grant: arguments key, holder, token and lock ID. */
+	/** {@link #recordLockId} for a shared grant, inside its transaction: arguments key, token and lock ID. */
+	final String recordSharedLockId;
+
+	/** Whether the key row still carries the exclusive grant: arguments key, token and lock ID. */
 	final String carriesLockId;
 
 	/** The rows of one lock ID: its records in the lock-ID table joined to the rows that still carry it. */
 	final String lockIdRows;
 
-	/** Drops a lock ID from an expired row. */
+	/** Drops a lock ID from an expired key row: arguments key and lock ID. */
 	final String clearExpiredLockId;
+
+	/** Drops a lock ID from an expired shared holder's row: arguments key, holder and lock ID. */
+	final String clearExpiredSharedLockId;
 
 	/** Renewal by lock ID of one exclusive row. */
 	final String renewExclusive;
@@ -236,8 +254,14 @@ final class LockStatements {
 	 */
 	final String purgeCandidates;
 
-	/** Deletes one purged row, if it is still past the grace. */
+	/** Deletes one purged key row, if it is still past the grace. */
 	final String purgeRow;
+
+	/** {@link #purgeCandidates} among the shared holders' rows. */
+	final String purgeSharedCandidates;
+
+	/** Deletes one purged shared holder's row, if it is still past the grace. */
+	final String purgeSharedRow;
 
 	/**
 	 * Picks the lock-ID records whose lock no longer carries their token and ID (released, expired and purged, taken
@@ -268,7 +292,7 @@ final class LockStatements {
 
 	private final JdbcDialect dialect;
 
-	LockStatements(JdbcDialect dialect, String table, String sequence, String ids) {
+	LockStatements(JdbcDialect dialect, String table, String sequence, String ids, String shared) {
 		this.dialect = dialect;
 		String now = dialect.now();
 		this.clock = "SELECT " + now + " AS store_now";
@@ -277,14 +301,14 @@ final class LockStatements {
 		String epoch = dialect.epoch();
 		String returning = dialect.returning() ? " RETURNING fence" : "";
 		String insertInto = dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ";
-		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key, holder) DO NOTHING" : "";
+		String onConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_key) DO NOTHING" : "";
 		String live = "expires_at > " + now;
 		// The key's row as an exclusive grant inserts it: the column list and values every insert of it shares. On
 		// PostgreSQL its fencing token is drawn under the key's fencing lock (fenced), whose key is the sixth argument.
 		boolean postgres = dialect == JdbcDialect.POSTGRESQL;
 		String fence = postgres ? fenced(table, next) : next;
-		String exclusiveRow = " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, acquired_at, "
-				+ "expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, " + fence + ", " + now + ", " + plus
+		String exclusiveRow = " (lock_key, token, owner_name, owner_host, lock_id, fence, acquired_at, "
+				+ "expires_at, ttl_ms, shared_until) VALUES (?, ?, ?, ?, ?, " + fence + ", " + now + ", " + plus
 				+ ", ?, " + epoch + ")";
 		// Both dialects: the plain insert, which writes nothing where the row is there.
 		this.insertExclusive = insertInto + table + exclusiveRow + onConflict + returning;
@@ -302,7 +326,7 @@ final class LockStatements {
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
 			upsert = "INSERT INTO " + table + " AS t" + exclusiveRow
-					+ " ON CONFLICT (lock_key, holder) DO UPDATE "
+					+ " ON CONFLICT (lock_key) DO UPDATE "
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
@@ -330,12 +354,12 @@ final class LockStatements {
 					+ "), renewed_at = IF(" + replay + ", renewed_at, NULL), waiter = IF(" + replay
 					+ ", waiter, NULL), waiter_until = IF(" + replay + ", waiter_until, NULL), token = ?, "
 					+ "owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
-					+ "released = NULL WHERE lock_key = ? AND holder = '' AND (token IS NULL OR expires_at <= " + now
+					+ "released = NULL WHERE lock_key = ? AND (token IS NULL OR expires_at <= " + now
 					+ " OR token = ?) AND shared_until <= " + now;
 			this.acquireExclusive = null;
 		}
 		this.extendExclusive = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
-				+ " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live;
+				+ " WHERE lock_key = ? AND token = ? AND " + live;
 		// On MariaDB the release writes only what a free row is read by: no token (free), no lock ID (not found by
 		// ID), the lease ended now and the release mark. The owner, host, nominal lease and renewal time stay until
 		// the next grant overwrites them; nothing reads them on a row without a token (status skips it). Each column
@@ -343,64 +367,67 @@ final class LockStatements {
 		String clearExclusive = dialect == JdbcDialect.POSTGRESQL
 				? "UPDATE " + table + " SET token = NULL, owner_name = NULL, owner_host = NULL, "
 						+ "lock_id = NULL, expires_at = " + now + ", ttl_ms = NULL, renewed_at = NULL, released = ? "
-						+ "WHERE lock_key = ? AND holder = '' AND token = ?"
+						+ "WHERE lock_key = ? AND token = ?"
 				: "UPDATE " + table + " SET token = NULL, lock_id = NULL, expires_at = " + now + ", released = ? "
-						+ "WHERE lock_key = ? AND holder = '' AND token = ?";
+						+ "WHERE lock_key = ? AND token = ?";
 		this.releaseExclusive = clearExclusive + " AND " + live;
 		this.releaseExclusiveAnyway = clearExclusive;
 		this.releaseExclusiveNotifying = notifying(dialect, releaseExclusive);
 		this.releaseExclusiveAnywayNotifying = notifying(dialect, releaseExclusiveAnyway);
 		// The filter of the mark that keeps the row, written so that a row with no mark (NULL columns) passes it.
-		this.deleteExclusive = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = '' AND token = ? AND " + live
+		this.deleteExclusive = "DELETE FROM " + table + " WHERE lock_key = ? AND token = ? AND " + live
 				+ (postgres
 						? " AND (waiter_until IS NULL OR waiter_until <= " + notifyUntil(dialect) + ") AND "
 								+ fencingLockFree(table)
 						: " AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now + ")");
 		this.releaseState = "SELECT CASE WHEN released = ? THEN 1 WHEN fence = ? THEN 0 ELSE 2 END FROM " + table
-				+ " WHERE lock_key = ? AND holder = ''";
-		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND released = ?";
-		this.heldBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND " + live;
+				+ " WHERE lock_key = ?";
+		this.releasedBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND released = ?";
+		this.releasedByShared = "SELECT 1 FROM " + shared + " WHERE lock_key = ? AND holder = ? AND released = ?";
+		this.heldBy = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND token = ? AND " + live;
+		this.heldByShared = "SELECT 1 FROM " + shared + " WHERE lock_key = ? AND holder = ? AND " + live;
 		String writerLive = liveWriterMark(dialect);
 		this.lockKeyRow = "SELECT CASE WHEN token IS NOT NULL AND " + live + " THEN 1 ELSE 0 END, "
 				+ "CASE WHEN " + writerLive + " THEN 1 ELSE 0 END FROM " + table
-				+ " WHERE lock_key = ? AND holder = '' FOR UPDATE";
-		this.insertFreeKeyRow = insertInto + table + " (lock_key, holder, fence, expires_at, shared_until) VALUES (?, '', "
+				+ " WHERE lock_key = ? FOR UPDATE";
+		this.insertFreeKeyRow = insertInto + table + " (lock_key, fence, expires_at, shared_until) VALUES (?, "
 				+ "0, " + epoch + ", " + epoch + ")" + onConflict;
-		this.sharedRows = "SELECT holder, lock_id, CASE WHEN " + live + " THEN 1 ELSE 0 END FROM " + table
-				+ " WHERE lock_key = ? AND holder <> '' AND (" + live + " OR holder = ?)";
+		this.sharedRows = "SELECT holder, lock_id, CASE WHEN " + live + " THEN 1 ELSE 0 END FROM " + shared
+				+ " WHERE lock_key = ? AND (" + live + " OR holder = ?)";
 		// As for the exclusive grant: a holder still live keeps its fencing token and acquisition time.
-		this.regrantShared = "UPDATE " + table + " SET fence = " + dialect.keepOrNextFence(live, sequence)
+		this.regrantShared = "UPDATE " + shared + " SET fence = " + dialect.keepOrNextFence(live, sequence)
 				+ ", acquired_at = CASE WHEN " + live + " THEN acquired_at ELSE " + now + " END, "
 				+ "renewed_at = CASE WHEN " + live + " THEN renewed_at ELSE NULL END, "
 				+ "owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
 				+ "released = NULL WHERE lock_key = ? AND holder = ?" + returning;
-		this.insertShared = "INSERT INTO " + table + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
-				+ "acquired_at, expires_at, ttl_ms, shared_until) VALUES (?, ?, ?, ?, ?, ?, " + next + ", " + now + ", "
-				+ plus + ", ?, " + epoch + ")" + returning;
-		this.extendShared = "UPDATE " + table + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
+		this.insertShared = "INSERT INTO " + shared + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
+				+ "acquired_at, expires_at, ttl_ms) VALUES (?, ?, ?, ?, ?, ?, " + next + ", " + now + ", " + plus + ", ?)"
+				+ returning;
+		this.extendShared = "UPDATE " + shared + " SET expires_at = " + plus + ", ttl_ms = ?, renewed_at = " + now
 				+ " WHERE lock_key = ? AND holder = ? AND " + live;
-		String clearShared = "UPDATE " + table + " SET expires_at = " + now + ", released = ?, lock_id = NULL "
+		String clearShared = "UPDATE " + shared + " SET expires_at = " + now + ", released = ?, lock_id = NULL "
 				+ "WHERE lock_key = ? AND holder = ?";
 		this.releaseShared = clearShared + " AND " + live;
 		this.releaseSharedAnyway = clearShared;
 		this.recomputeSharedUntil = "UPDATE " + table + " SET shared_until = COALESCE((SELECT MAX(s.expires_at) FROM "
-				+ table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > " + now + "), " + epoch
-				+ ") WHERE lock_key = ? AND holder = ''";
+				+ shared + " s WHERE s.lock_key = ? AND s.expires_at > " + now + "), " + epoch
+				+ ") WHERE lock_key = ?";
 		this.recomputeSharedUntilNotifying = notifying(dialect, recomputeSharedUntil);
 		// Recomputed from the live shared rows, not raised: a replayed grant restarts the holder's lease from now,
 		// which may shorten it, and a shared_until left at the longer end would refuse writers after it ended.
 		this.afterSharedGrant = "UPDATE " + table + " SET fence = GREATEST(fence, ?), shared_until = COALESCE((SELECT "
-				+ "MAX(s.expires_at) FROM " + table + " s WHERE s.lock_key = ? AND s.holder <> '' AND s.expires_at > "
-				+ now + "), " + epoch + ") WHERE lock_key = ? AND holder = ''";
-		this.isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live;
+				+ "MAX(s.expires_at) FROM " + shared + " s WHERE s.lock_key = ? AND s.expires_at > "
+				+ now + "), " + epoch + ") WHERE lock_key = ?";
+		this.isLocked = "SELECT (SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live + ") + (SELECT COUNT(*) FROM "
+				+ shared + " WHERE lock_key = ? AND " + live + ")";
 		String left = dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE " + epoch
 				+ " END, shared_until)");
-		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ? AND holder = ''";
+		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ?";
 		this.remainingMarked = "SELECT " + left + ", CASE WHEN " + writerLive + " THEN CASE WHEN waiter = ? "
 				+ "THEN 2 ELSE 1 END ELSE 0 END FROM " + table
-				+ " WHERE lock_key = ? AND holder = ''";
+				+ " WHERE lock_key = ?";
 		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
-				+ " WHERE lock_key = ? AND holder = ''";
+				+ " WHERE lock_key = ?";
 		// MariaDB has no RETURNING on UPDATE: the lease left (plus one, so that none left is not 0, which the driver
 		// reads as no value) is the statement's LAST_INSERT_ID, which the OK packet carries.
 		this.markWaiterRemaining = dialect == JdbcDialect.POSTGRESQL ? markWaiter + " RETURNING " + left
@@ -408,66 +435,96 @@ final class LockStatements {
 		// PostgreSQL: a writer marks only a row without another writer's live mark, so the writer a release names
 		// stays named until its grant (or its mark ends), and the others know they are not named.
 		this.markWaiterUnlessNamed = dialect == JdbcDialect.POSTGRESQL ? "WITH marked AS (UPDATE " + table
-				+ " SET waiter = ?, waiter_until = " + plus + " WHERE lock_key = ? AND holder = '' AND NOT COALESCE("
+				+ " SET waiter = ?, waiter_until = " + plus + " WHERE lock_key = ? AND NOT COALESCE("
 				+ "waiter <> ? AND waiter_until > " + now + ", FALSE) RETURNING 1) SELECT " + left
-				+ ", (SELECT COUNT(*) FROM marked) FROM " + table + " WHERE lock_key = ? AND holder = ''" : null;
+				+ ", (SELECT COUNT(*) FROM marked) FROM " + table + " WHERE lock_key = ?" : null;
 		this.markReaderRemaining = dialect == JdbcDialect.POSTGRESQL ? "UPDATE " + table + " SET waiter = CASE WHEN "
 				+ writerLive + " THEN waiter ELSE NULL END, waiter_until = CASE WHEN " + writerLive
 				+ " THEN waiter_until ELSE GREATEST(COALESCE(waiter_until, " + epoch + "), " + plus + ") END "
-				+ "WHERE lock_key = ? AND holder = '' RETURNING " + left : null;
+				+ "WHERE lock_key = ? RETURNING " + left : null;
 		// The mark is rewritten when less than the given time is left on it (its second and fifth parameters), not
 		// after each refusal: a waiter woken again and again by releases it loses keeps its mark in place.
 		this.acquireExclusiveOrMark = upsert == null ? null
 				: "WITH attempt AS (" + upsert + "), marked AS (UPDATE " + table + " SET waiter = ?, "
-						+ "waiter_until = " + plus + " WHERE lock_key = ? AND holder = '' AND NOT EXISTS (SELECT 1 FROM "
+						+ "waiter_until = " + plus + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM "
 						+ "attempt) AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now
 						+ " OR (waiter = ? AND waiter_until <= " + plus + ")) RETURNING 1) "
-						+ "SELECT (SELECT fence FROM attempt), (SELECT " + left + " FROM " + table + " WHERE lock_key = ? "
-						+ "AND holder = ''), (SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND holder = '' AND "
+						+ "SELECT (SELECT fence FROM attempt), (SELECT " + left + " FROM " + table + " WHERE lock_key = ?), "
+						+ "(SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND "
 						+ "waiter = ? AND waiter_until > " + plus + "), (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) "
-						+ "FROM " + table + " WHERE lock_key = ? AND holder = '' AND waiter <> ? AND waiter_until > " + now
+						+ "FROM " + table + " WHERE lock_key = ? AND waiter <> ? AND waiter_until > " + now
 						+ ")";
-		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND holder = '' AND waiter = ?";
+		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "
 				+ now + " ELSE expires_at END, token = NULL, owner_name = NULL, owner_host = NULL, lock_id = NULL, "
 				+ "ttl_ms = NULL, renewed_at = NULL, released = NULL, shared_until = " + epoch
-				+ " WHERE lock_key = ? AND holder = ''";
-		this.forceShared = "UPDATE " + table + " SET expires_at = " + now + ", lock_id = NULL WHERE lock_key = ? AND "
-				+ "holder <> '' AND " + live;
-		String info = INFO_COLUMNS + ", " + dialect.microsUntil("expires_at") + " AS remaining_us";
-		this.statusRows = "SELECT " + info + " FROM " + table + " WHERE lock_key LIKE ? ESCAPE '!' "
+				+ " WHERE lock_key = ?";
+		this.forceShared = "UPDATE " + shared + " SET expires_at = " + now + ", lock_id = NULL WHERE lock_key = ? AND "
+				+ live;
+		String info = ", " + dialect.microsUntil("expires_at") + " AS remaining_us";
+		this.statusRows = "SELECT " + keyRowColumns("") + info + " FROM " + table + " WHERE lock_key LIKE ? ESCAPE '!' "
+				+ "UNION ALL SELECT " + INFO_COLUMNS + info + " FROM " + shared + " WHERE lock_key LIKE ? ESCAPE '!' "
 				+ "ORDER BY lock_key, holder";
-		this.recordLockId = (dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ") + ids
-				+ " (lock_id, fence, token, lock_key, holder) SELECT lock_id, fence, token, lock_key, holder FROM " + table
-				+ " WHERE lock_key = ? AND holder = ? AND token = ? AND lock_id = ?"
-				+ (dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_id, fence) DO NOTHING" : "");
-		this.carriesLockId = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND holder = ? AND token = ? AND lock_id = ?";
-		String stillCarried = carried("i");
-		StringBuilder joined = new StringBuilder();
-		for (String column : INFO_COLUMNS.split(", ")) {
-			joined.append(joined.isEmpty() ? "" : ", ").append("t.").append(column);
-		}
-		this.lockIdRows = "SELECT " + joined + ", " + dialect.microsUntil("t.expires_at") + " AS remaining_us FROM "
-				+ ids + " i JOIN " + table + " t ON " + stillCarried + " WHERE i.lock_id = ? ORDER BY t.fence DESC";
-		this.clearExpiredLockId = "UPDATE " + table + " SET lock_id = NULL WHERE lock_key = ? AND holder = ? AND "
+		String insertIdInto = (dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ") + ids
+				+ " (lock_id, fence, token, lock_key, holder) SELECT lock_id, fence, token, lock_key, ";
+		String idConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_id, fence) DO NOTHING" : "";
+		this.recordLockId = insertIdInto + "'' FROM " + table + " WHERE lock_key = ? AND token = ? AND lock_id = ?"
+				+ idConflict;
+		this.recordSharedLockId = insertIdInto + "holder FROM " + shared
+				+ " WHERE lock_key = ? AND holder = ? AND lock_id = ?" + idConflict;
+		this.carriesLockId = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND token = ? AND lock_id = ?";
+		String info2 = ", " + dialect.microsUntil("t.expires_at") + " AS remaining_us";
+		this.lockIdRows = "SELECT " + keyRowColumns("t.") + info2 + " FROM " + ids + " i JOIN " + table + " t ON "
+				+ carried("i", false) + " WHERE i.lock_id = ? UNION ALL SELECT " + sharedRowColumns("t.") + info2
+				+ " FROM " + ids + " i JOIN " + shared + " t ON " + carried("i", true)
+				+ " WHERE i.lock_id = ? ORDER BY fence DESC";
+		this.clearExpiredLockId = "UPDATE " + table + " SET lock_id = NULL WHERE lock_key = ? AND lock_id = ? AND "
+				+ "expires_at <= " + now;
+		this.clearExpiredSharedLockId = "UPDATE " + shared + " SET lock_id = NULL WHERE lock_key = ? AND holder = ? AND "
 				+ "lock_id = ? AND expires_at <= " + now;
 		this.renewExclusive = extendExclusive;
 		this.serverPrepared = dialect == JdbcDialect.POSTGRESQL ? Set.of()
 				: Set.of(insertExclusive, grantExclusive, deleteExclusive, releaseExclusive, extendExclusive,
 						markWaiterRemaining, remaining);
 		String pastGrace = "expires_at < " + dialect.nowMinusMillis();
-		this.purgeCandidates = "SELECT lock_key, holder FROM " + table + " WHERE " + pastGrace
+		this.purgeCandidates = "SELECT lock_key FROM " + table + " WHERE " + pastGrace
 				+ " AND shared_until < " + dialect.nowMinusMillis() + " AND (waiter_until IS NULL OR waiter_until < "
 				+ now + ") LIMIT ? FOR UPDATE SKIP LOCKED";
-		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
-		this.purgeLockIdCandidates = "SELECT i.lock_id, i.fence FROM " + ids + " i WHERE NOT EXISTS (SELECT 1 FROM "
-				+ table + " t WHERE " + stillCarried + ") LIMIT ? FOR UPDATE SKIP LOCKED";
+		this.purgeRow = "DELETE FROM " + table + " WHERE lock_key = ? AND " + pastGrace;
+		this.purgeSharedCandidates = "SELECT lock_key, holder FROM " + shared + " WHERE " + pastGrace
+				+ " LIMIT ? FOR UPDATE SKIP LOCKED";
+		this.purgeSharedRow = "DELETE FROM " + shared + " WHERE lock_key = ? AND holder = ? AND " + pastGrace;
+		this.purgeLockIdCandidates = "SELECT i.lock_id, i.fence FROM " + ids + " i WHERE " + stale(table, shared, "i")
+				+ " LIMIT ? FOR UPDATE SKIP LOCKED";
 		// Checked again: on MariaDB the candidates' locking scan sees records committed after the start of its
 		// statement, while its subquery reads the lock table as of that start, so a record written since then can
 		// look stale there. A record is written only after its grant committed, so this later statement sees the grant.
-		this.purgeLockIdRow = "DELETE FROM " + ids + " WHERE lock_id = ? AND fence = ? AND NOT EXISTS (SELECT 1 FROM "
-				+ table + " t WHERE " + carried(ids) + ")";
+		this.purgeLockIdRow = "DELETE FROM " + ids + " WHERE lock_id = ? AND fence = ? AND " + stale(table, shared, ids);
+	}
+
+	/** A key row's {@link #INFO_COLUMNS}, its holder the empty one (the key's own), each column after {@code t}. */
+	private static String keyRowColumns(String t) {
+		StringBuilder columns = new StringBuilder();
+		for (String column : INFO_COLUMNS.split(", ")) {
+			columns.append(columns.isEmpty() ? "" : ", ").append(column.equals("holder") ? "'' AS holder" : t + column);
+		}
+		return columns.toString();
+	}
+
+	/** A shared holder's row's {@link #INFO_COLUMNS}, each after {@code t}. */
+	private static String sharedRowColumns(String t) {
+		StringBuilder columns = new StringBuilder();
+		for (String column : INFO_COLUMNS.split(", ")) {
+			columns.append(columns.isEmpty() ? "" : ", ").append(t).append(column);
+		}
+		return columns.toString();
+	}
+
+	/** The lock-ID record {@code records} is carried by no lock row, in either table. */
+	private static String stale(String table, String shared, String records) {
+		return "NOT EXISTS (SELECT 1 FROM " + table + " t WHERE " + carried(records, false) + ") AND NOT EXISTS ("
+				+ "SELECT 1 FROM " + shared + " t WHERE " + carried(records, true) + ")";
 	}
 
 	/**
@@ -545,10 +602,10 @@ final class LockStatements {
 	 * The lock row {@code t} still carries the grant of the lock-ID record {@code records} (its fencing token, owner
 	 * token and ID): a lock released, taken over, cleared or granted again keeps no record that a lookup would follow.
 	 */
-	private static String carried(String records) {
+	private static String carried(String records, boolean shared) {
 		String r = records + ".";
-		return "t.lock_key = " + r + "lock_key AND t.holder = " + r + "holder AND t.fence = " + r + "fence AND t.token = "
-				+ r + "token AND t.lock_id = " + r + "lock_id";
+		return "t.lock_key = " + r + "lock_key AND " + (shared ? "t.holder = " + r + "holder" : r + "holder = ''")
+				+ " AND t.fence = " + r + "fence AND t.token = " + r + "token AND t.lock_id = " + r + "lock_id";
 	}
 
 	/** A mark in the column carries a listener's tag ({@link PostgresListener#mark}): the {@code .} after it. */

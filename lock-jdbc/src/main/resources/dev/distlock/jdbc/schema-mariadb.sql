@@ -1,7 +1,8 @@
 -- distlock: the lock table and its fencing sequence on MariaDB 10.6+ (and MySQL 8 except the SEQUENCE: see
--- docs/JDBC.md). ${table} and ${sequence} are the configured names. One row per lock key (holder = ''), plus one row
--- per shared holder (holder = its owner token). Times are the database clock's in UTC (UTC_TIMESTAMP(6)), stored as
--- DATETIME(6): microseconds, no 2038 limit (TIMESTAMP has one). Keys compare byte for byte (utf8mb4_bin).
+-- docs/JDBC.md). ${table} and ${sequence} are the configured names. One row per lock key, keyed by the key alone,
+-- and one row per shared holder in ${table}_shared, keyed by the key and the holder's owner token. Times are the
+-- database clock's in UTC (UTC_TIMESTAMP(6)), stored as DATETIME(6): microseconds, no 2038 limit (TIMESTAMP has one).
+-- Keys compare byte for byte (utf8mb4_bin).
 -- No index on expires_at: every grant and release rewrites it, and InnoDB would update that secondary index each time;
 -- the purger scans the table in bounded batches instead. A table an earlier version created may carry
 -- ${table}_expires: it can be dropped (docs/JDBC.md). No index on lock_id either: every grant inserts the key row, and
@@ -9,7 +10,6 @@
 -- which only grants carrying a lock ID write to.
 CREATE TABLE IF NOT EXISTS ${table} (
   lock_key     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-  holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   token        VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
   owner_name   VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
   owner_host   VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -23,12 +23,31 @@ CREATE TABLE IF NOT EXISTS ${table} (
   released     VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
   waiter       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
   waiter_until DATETIME(6),
+  PRIMARY KEY (lock_key)
+) ENGINE = InnoDB;
+-- One row per shared holder (holder = token = its owner token), written only by shared grants, each inside the
+-- transaction that locks the key's row in ${table} first.
+CREATE TABLE IF NOT EXISTS ${table}_shared (
+  lock_key     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  token        VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
+  owner_name   VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  owner_host   VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  lock_id      VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  fence        BIGINT       NOT NULL,
+  acquired_at  DATETIME(6),
+  renewed_at   DATETIME(6),
+  expires_at   DATETIME(6)  NOT NULL,
+  ttl_ms       BIGINT,
+  released     VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin,
   PRIMARY KEY (lock_key, holder)
 ) ENGINE = InnoDB;
 -- One row per grant made under a lock ID (its fencing token, unique per grant: a group's locks share an owner token),
--- written after the grant and only while the key's row carries it: how release and renewal by lock ID find their rows.
--- A row whose lock no longer carries that grant is stale; lookups join it to the lock table and skip it, and the
--- purger deletes it.
+-- written after the grant and only while the lock's row carries it: how release and renewal by lock ID find their
+-- rows (holder is empty for a key row in ${table}, the owner token for a row in ${table}_shared). A row whose lock
+-- no longer carries that grant is stale; lookups join it to the lock tables and skip it, and the purger deletes it.
+-- A lock table an earlier version created with both kinds of row in it (a holder column) is split by
+-- schema-mariadb-upgrade.sql after these statements (JdbcMaintenance).
 CREATE TABLE IF NOT EXISTS ${table}_ids (
   lock_id      VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   fence        BIGINT       NOT NULL,
@@ -37,12 +56,4 @@ CREATE TABLE IF NOT EXISTS ${table}_ids (
   holder       VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   PRIMARY KEY (lock_id, fence)
 ) ENGINE = InnoDB;
--- Live locks granted under an ID by a version without ${table}_ids (before 2026-11-28, evening) are recorded here, so
--- that unlock and renewal by ID find them; a grant recorded already is left as it is, so a later run adds nothing. It
--- reads the lock table once (a few rows: one per key and shared holder still there), without locking it. An expired
--- grant needs no record; its key row's fencing token may since have been raised to that of a live shared holder of
--- the same ID, whose record it would take.
-INSERT IGNORE INTO ${table}_ids (lock_id, fence, token, lock_key, holder)
-  SELECT lock_id, fence, token, lock_key, holder FROM ${table} WHERE lock_id IS NOT NULL AND token IS NOT NULL
-  AND expires_at > UTC_TIMESTAMP(6) ORDER BY lock_id, fence;
 CREATE SEQUENCE IF NOT EXISTS ${sequence} ENGINE = InnoDB;

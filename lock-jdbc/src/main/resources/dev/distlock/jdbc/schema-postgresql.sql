@@ -1,6 +1,8 @@
 -- distlock: the lock table and its fencing sequence on PostgreSQL. ${table} and ${sequence} are the configured names.
--- One row per lock key (holder = ''), plus one row per shared holder (holder = its owner token). Times are the
--- database clock's (clock_timestamp()), stored as timestamptz with microseconds (UTC internally, no 2038 limit).
+-- One row per lock key, keyed by the key alone, and one row per shared holder in ${table}_shared, keyed by the key and
+-- the holder's owner token (a one-column key costs the hot path less than the two-column key a single table for both
+-- would need: docs/BENCHMARKS.md). Times are the database clock's (clock_timestamp()), stored as timestamptz with
+-- microseconds (UTC internally, no 2038 limit).
 -- No index on expires_at: every grant and release rewrites it, and an index on it would keep PostgreSQL from updating
 -- the row in place (HOT); the purger scans the table in bounded batches instead. Pages are filled whole (the default
 -- fillfactor): a plain release deletes its row, and a page kept 30% empty for in-place updates could not take the next
@@ -14,7 +16,6 @@
 -- while the table grows again under it (docs/JDBC.md, "The planner and a churning table").
 CREATE TABLE IF NOT EXISTS ${table} (
   lock_key     VARCHAR(512) NOT NULL,
-  holder       VARCHAR(64)  NOT NULL,
   token        VARCHAR(64),
   owner_name   VARCHAR(255),
   owner_host   VARCHAR(255),
@@ -28,12 +29,29 @@ CREATE TABLE IF NOT EXISTS ${table} (
   released     VARCHAR(64),
   waiter       VARCHAR(64),
   waiter_until TIMESTAMPTZ(6),
+  PRIMARY KEY (lock_key)
+) WITH (vacuum_truncate = false);
+-- One row per shared holder (holder = token = its owner token), written only by shared grants, each inside the
+-- transaction that locks the key's row in ${table} first.
+CREATE TABLE IF NOT EXISTS ${table}_shared (
+  lock_key     VARCHAR(512) NOT NULL,
+  holder       VARCHAR(64)  NOT NULL,
+  token        VARCHAR(64),
+  owner_name   VARCHAR(255),
+  owner_host   VARCHAR(255),
+  lock_id      VARCHAR(255),
+  fence        BIGINT       NOT NULL,
+  acquired_at  TIMESTAMPTZ(6),
+  renewed_at   TIMESTAMPTZ(6),
+  expires_at   TIMESTAMPTZ(6) NOT NULL,
+  ttl_ms       BIGINT,
+  released     VARCHAR(64),
   PRIMARY KEY (lock_key, holder)
 ) WITH (vacuum_truncate = false);
 -- One row per grant made under a lock ID (its fencing token, unique per grant: a group's locks share an owner token),
--- written after the grant and only while the key's row carries it: how release and renewal by lock ID find their rows.
--- A row whose lock no longer carries that grant is stale; lookups join it to the lock table and skip it, and the
--- purger deletes it.
+-- written after the grant and only while the lock's row carries it: how release and renewal by lock ID find their
+-- rows (holder is empty for a key row in ${table}, the owner token for a row in ${table}_shared). A row whose lock no
+-- longer carries that grant is stale; lookups join it to the lock tables and skip it, and the purger deletes it.
 CREATE TABLE IF NOT EXISTS ${table}_ids (
   lock_id      VARCHAR(255) NOT NULL,
   fence        BIGINT       NOT NULL,
@@ -44,15 +62,8 @@ CREATE TABLE IF NOT EXISTS ${table}_ids (
 ) WITH (vacuum_truncate = false);
 -- Tables an earlier version created (before 2026-11-29, midday) get the setting too. It takes a SHARE UPDATE EXCLUSIVE
 -- lock, which the lock statements' ROW EXCLUSIVE never waits for, and needs the table's owner: where it fails, the
--- tables are left as they are, with a warning (JdbcMaintenance).
+-- tables are left as they are, with a warning (JdbcMaintenance). A lock table an earlier version created with both
+-- kinds of row in it (a holder column) is then split by schema-postgresql-upgrade.sql (JdbcMaintenance).
 ALTER TABLE ${table} SET (vacuum_truncate = false);
 ALTER TABLE ${table}_ids SET (vacuum_truncate = false);
--- Live locks granted under an ID by a version without ${table}_ids (before 2026-11-28, evening) are recorded here, so
--- that unlock and renewal by ID find them; a grant recorded already is left as it is, so a later run adds nothing. It
--- reads the lock table once (a few rows: one per key and shared holder still there), without locking it. An expired
--- grant needs no record; its key row's fencing token may since have been raised to that of a live shared holder of
--- the same ID, whose record it would take.
-INSERT INTO ${table}_ids (lock_id, fence, token, lock_key, holder)
-  SELECT lock_id, fence, token, lock_key, holder FROM ${table} WHERE lock_id IS NOT NULL AND token IS NOT NULL
-  AND expires_at > clock_timestamp() ORDER BY lock_id, fence ON CONFLICT (lock_id, fence) DO NOTHING;
 CREATE SEQUENCE IF NOT EXISTS ${sequence};

@@ -96,10 +96,9 @@ class JdbcReleaseDeletesTest {
 		requests.forEach((key, request) -> {
 			Lease lease = provider.tryAcquire(request).orElseThrow();
 			assertThat(lease.release()).as(key).isTrue();
-			assertThat(jdbc.queryForList("SELECT holder, token, released FROM " + TABLE + " WHERE lock_key = ?", key))
+			assertThat(jdbc.queryForList("SELECT token, released FROM " + TABLE + " WHERE lock_key = ?", key))
 				.as(key)
 				.singleElement()
-				.satisfies(row -> assertThat(row.get("holder")).isEqualTo(""))
 				.satisfies(row -> assertThat(row.get("token")).isNull())
 				.satisfies(row -> assertThat(row.get("released")).isEqualTo(request.token()));
 			assertThat(lease.release()).as(key + ", again").isTrue();
@@ -207,7 +206,7 @@ class JdbcReleaseDeletesTest {
 			assertThat(waiting.tryOnce()).isEmpty(); // refused: the writer marks the row
 			assertThat(holder.release()).isTrue();
 			assertThat(jdbc.queryForList("SELECT token, waiter, released FROM " + TABLE
-					+ " WHERE lock_key = ? AND holder = ''", key))
+					+ " WHERE lock_key = ?", key))
 				.singleElement()
 				.satisfies(row -> assertThat(row.get("token")).isNull())
 				.satisfies(row -> assertThat(row.get("waiter")).as("the writer's mark: its token, behind its LISTEN "
@@ -250,7 +249,7 @@ class JdbcReleaseDeletesTest {
 			assertThat(waiting.tryOnce()).isEmpty();
 			assertThat(holder.release()).isTrue();
 			List<Map<String, Object>> rows = jdbc.queryForList("SELECT token, released FROM " + TABLE
-					+ " WHERE lock_key = ? AND holder = ''", key);
+					+ " WHERE lock_key = ?", key);
 			if (db.dialect() == JdbcDialect.POSTGRESQL) {
 				// The deleting release refused the marked row; the notifying UPDATE released it.
 				assertThat(rows).singleElement()
@@ -346,22 +345,23 @@ class JdbcReleaseDeletesTest {
 		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
 		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), TABLE);
 		JdbcLockSettings settings = JdbcLockSettings.defaults();
-		LockStatements sql = new LockStatements(db.dialect(), TABLE, settings.sequence(), settings.lockIdTable());
+		LockStatements sql = new LockStatements(db.dialect(), TABLE, settings.sequence(), settings.lockIdTable(),
+				settings.sharedTable());
 		String next = "nextval('" + settings.sequence() + "')";
 		String key = "deletes:other-jvm:\u043a\u043b\u044e\u0447:\uD83D\uDD12:" + System.nanoTime();
 		CompletableFuture<Lease> granted = new CompletableFuture<>();
 		long otherToken;
 		try (Connection other = db.dataSource().getConnection()) {
 			other.setAutoCommit(false);
-			update(other, "INSERT INTO " + TABLE + " (lock_key, holder, token, fence, expires_at, shared_until) "
-					+ "VALUES (?, '', 'other', " + next + ", clock_timestamp() + INTERVAL '1 minute', "
+			update(other, "INSERT INTO " + TABLE + " (lock_key, token, fence, expires_at, shared_until) "
+					+ "VALUES (?, 'other', " + next + ", clock_timestamp() + INTERVAL '1 minute', "
 					+ "TIMESTAMPTZ '1970-01-01 00:00:00+00')", key);
 			CompletableFuture.runAsync(() -> attempt(provider, key, granted));
 			awaitWaiting(db, "transactionid");
 			// The insert has drawn its token; the other client's grant takes a later one, then its release runs.
-			update(other, "UPDATE " + TABLE + " SET fence = " + next + " WHERE lock_key = ? AND holder = ''", key);
+			update(other, "UPDATE " + TABLE + " SET fence = " + next + " WHERE lock_key = ?", key);
 			try (PreparedStatement read = other.prepareStatement("SELECT fence FROM " + TABLE
-					+ " WHERE lock_key = ? AND holder = ''")) {
+					+ " WHERE lock_key = ?")) {
 				read.setString(1, key);
 				try (var rs = read.executeQuery()) {
 					rs.next();
@@ -369,8 +369,8 @@ class JdbcReleaseDeletesTest {
 				}
 			}
 			assertThat(update(other, sql.deleteExclusive, key, "other")).as("the delete keeps the row").isZero();
-			update(other, "UPDATE " + TABLE + " SET token = NULL, expires_at = clock_timestamp() WHERE lock_key = ? "
-					+ "AND holder = ''", key);
+			update(other, "UPDATE " + TABLE + " SET token = NULL, expires_at = clock_timestamp() WHERE lock_key = ?",
+					key);
 			other.commit();
 		}
 		Lease lease = granted.get(1, TimeUnit.MINUTES);

@@ -38,14 +38,18 @@ final class JdbcStoreRecords implements StoreRecords {
 		String remainingMs = dialect == JdbcDialect.POSTGRESQL
 				? "CAST(EXTRACT(EPOCH FROM (expires_at - " + now + ")) * 1000 AS BIGINT)"
 				: "TIMESTAMPDIFF(MICROSECOND, " + now + ", expires_at) DIV 1000";
+		// Both kinds of row: the key rows (holder empty) and the shared holders' rows.
+		String rows = "(SELECT lock_key, '' AS holder, token, lock_id, fence, ttl_ms, expires_at FROM " + table
+				+ " UNION ALL SELECT lock_key, holder, token, lock_id, fence, ttl_ms, expires_at FROM " + table
+				+ "_shared)";
 		String sql = "SELECT lock_key, holder, lock_id, ttl_ms IS NULL AND expires_at > " + now
-				+ " AND (holder <> '' OR token IS NOT NULL), " + remainingMs + " FROM " + table
+				+ " AND (holder <> '' OR token IS NOT NULL), " + remainingMs + " FROM " + rows + " r"
 				+ " WHERE lock_key LIKE ? OR lock_id LIKE ?";
 		// A lock-ID record lives as long as the row it points to still carries its token and ID; once it does not,
 		// it is stale and the purger deletes it (0 left).
 		String recordSql = "SELECT i.lock_key, i.holder, i.lock_id, t.lock_key IS NOT NULL AND t.ttl_ms IS NULL AND "
 				+ "t.expires_at > " + now + ", CASE WHEN t.lock_key IS NULL THEN 0 ELSE " + remainingMs.replace(
-						"expires_at", "t.expires_at") + " END FROM " + table + "_ids i LEFT JOIN " + table + " t ON "
+						"expires_at", "t.expires_at") + " END FROM " + table + "_ids i LEFT JOIN " + rows + " t ON "
 				+ "t.lock_key = i.lock_key AND t.holder = i.holder AND t.fence = i.fence AND t.token = i.token AND "
 				+ "t.lock_id = i.lock_id "
 				+ "WHERE i.lock_key LIKE ? OR i.lock_id LIKE ?";

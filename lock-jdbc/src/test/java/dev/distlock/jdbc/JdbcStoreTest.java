@@ -157,7 +157,7 @@ class JdbcStoreTest {
 		new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1)).createSchema();
 		execute(db, "ALTER TABLE " + table + " RESET (vacuum_truncate)", "CREATE ROLE " + role,
 				"GRANT CREATE, USAGE ON SCHEMA public TO " + role,
-				"GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + ", " + table + "_ids TO " + role,
+				"GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + ", " + table + "_shared, " + table + "_ids TO " + role,
 				"GRANT USAGE, SELECT ON SEQUENCE " + settings.sequence() + " TO " + role);
 		try (com.zaxxer.hikari.HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2, "SET ROLE " + role)) {
 			JdbcLockProvider provider = new JdbcLockProvider(pool, db.dialect(), settings, Duration.ofMillis(1));
@@ -240,7 +240,7 @@ class JdbcStoreTest {
 		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
 		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
 		LockStatements sql = new LockStatements(db.dialect(), "distributed_locks", "distributed_locks_fence",
-				"distributed_locks_ids");
+				"distributed_locks_ids", "distributed_locks_shared");
 		Lease lease = provider.tryAcquire(underId(key, LockMode.EXCLUSIVE, id)).orElseThrow();
 		assertThat(deleteRecord(db, sql, id, lease.fencingToken())).as("the record of a live lock").isZero();
 		assertThat(inspector.lockIdRecords(key)).containsExactly(id + "/" + key + "/");
@@ -252,39 +252,112 @@ class JdbcStoreTest {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void creatingTheSchemaRecordsTheLiveGrantsAnEarlierVersionMadeUnderALockIdSoTheIdFindsThem(TestDatabase db)
-			throws Exception {
-		String key = "lock-id-upgrade:" + System.nanoTime();
-		String id = "upgrade-" + System.nanoTime();
-		JdbcLockProvider provider = db.provider(JdbcLockSettings.defaults());
-		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), "distributed_locks");
-		Lease exclusive = provider.tryAcquire(underId(key + ":x", LockMode.EXCLUSIVE, id)).orElseThrow();
-		LockRequest sharedRequest = underId(key + ":s", LockMode.SHARED, id);
-		Lease shared = provider.tryAcquire(sharedRequest).orElseThrow();
-		Lease plain = provider.tryAcquire(exclusive(key + ":plain", Duration.ofSeconds(30))).orElseThrow();
-		LockRequest shortLease = new LockRequest(key + ":e", dev.distlock.core.internal.OwnerTokens.next(),
-				Duration.ofMillis(50), LockMode.EXCLUSIVE, 1, OWNER, id, false);
-		provider.tryAcquire(shortLease).orElseThrow();
-		Thread.sleep(200); // its lease ends: an expired grant needs no record
-		// As a version without the lock-ID table left them: held under the ID, without a record.
-		try (java.sql.Connection connection = db.dataSource().getConnection();
-				java.sql.PreparedStatement delete = connection
-					.prepareStatement("DELETE FROM distributed_locks_ids WHERE lock_id = ?")) {
-			delete.setString(1, id);
-			assertThat(delete.executeUpdate()).isEqualTo(3);
-		}
-		assertThat(provider.renew(id, Duration.ofSeconds(60)).renewed()).isEmpty();
+	void creatingTheSchemaSplitsALockTableAnEarlierVersionCreatedKeepingItsLiveLocksAndRecordingTheirLockIds(
+			TestDatabase db) throws Exception {
+		String table = "layout_" + System.nanoTime() % 1_000_000;
+		JdbcLockSettings settings = new JdbcLockSettings(table, null, Duration.ofHours(1), 100,
+				JdbcLockSettings.DEFAULT_CALL_TIMEOUT);
+		JdbcLockProvider provider = new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1));
+		provider.createSchema();
+		// The layout of a version before 2026-11-30; and of one before 2026-11-28, evening: no records of the grants
+		// under a lock ID.
+		toEarlierLayout(db, table);
+		assertThat(provider.needsUpgrade()).isTrue();
+		boolean postgres = db.dialect() == JdbcDialect.POSTGRESQL;
+		String key = "layout:\u043a\u043b\u044e\u0447:" + System.nanoTime();
+		String id = "layout-" + System.nanoTime();
+		String reader = dev.distlock.core.internal.OwnerTokens.next();
+		String writer = dev.distlock.core.internal.OwnerTokens.next();
+		String live = postgres ? "clock_timestamp() + INTERVAL '60 seconds'" : "UTC_TIMESTAMP(6) + INTERVAL 60 SECOND";
+		String now = db.dialect().now();
+		String epoch = db.dialect().epoch();
+		String next = postgres ? "nextval('" + settings.sequence() + "')" : "NEXTVAL(" + settings.sequence() + ")";
+		String columns = " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, acquired_at, expires_at, "
+				+ "ttl_ms, shared_until) VALUES ";
+		execute(db, "INSERT INTO " + table + columns + "('" + key + ":x', '', '" + writer + "', 'old', 'host', '" + id
+				+ "', " + next + ", " + now + ", " + live + ", 60000, " + epoch + ")",
+				"INSERT INTO " + table + columns + "('" + key + ":s', '', NULL, NULL, NULL, NULL, " + next + ", NULL, " + epoch
+						+ ", NULL, " + live + ")",
+				"INSERT INTO " + table + columns + "('" + key + ":s', '" + reader + "', '" + reader + "', 'old', 'host', '"
+						+ id + "', " + next + ", " + now + ", " + live + ", 60000, " + epoch + ")");
+		JdbcStoreInspector inspector = new JdbcStoreInspector(db.dataSource(), db.dialect(), table);
 
 		provider.createSchema();
-		assertThat(inspector.lockIdRecords(key)).containsExactly(id + "/" + key + ":s/" + sharedRequest.token(),
-				id + "/" + key + ":x/");
-		provider.createSchema();
-		assertThat(inspector.lockIdRecords(key)).hasSize(2);
+		assertThat(provider.missingTables()).isEmpty();
+		assertThat(provider.needsUpgrade()).isFalse();
+		assertThat(inspector.rows(key)).containsExactly(key + ":s/", key + ":s/" + reader, key + ":x/");
+		assertThat(inspector.held(key)).containsExactly(key + ":s", key + ":x");
+		assertThat(inspector.lockIdRecords(key)).containsExactly(id + "/" + key + ":s/" + reader, id + "/" + key + ":x/");
+		provider.createSchema(); // again: nothing left to split
+		assertThat(inspector.rows(key)).hasSize(3);
+		// The locks still hold: a writer is refused while the reader's lease lives, and the key's holder keeps it.
+		assertThat(provider.tryAcquire(exclusive(key + ":s", Duration.ofSeconds(5)))).isEmpty();
+		assertThat(provider.tryAcquire(exclusive(key + ":x", Duration.ofSeconds(5)))).isEmpty();
+		assertThat(provider.status(new StatusQuery(key, null, StatusQuery.State.HELD, null))).extracting(LockInfo::key)
+			.containsExactly(key + ":s", key + ":x");
 		assertThat(provider.unlock(id)).extracting(LockInfo::key).containsExactlyInAnyOrder(key + ":x", key + ":s");
-		assertThat(exclusive.isHeld() || shared.isHeld()).isFalse();
-		assertThat(plain.isHeld()).isTrue();
-		assertThat(plain.release()).isTrue();
+		Lease after = provider.tryAcquire(exclusive(key + ":s", Duration.ofSeconds(5))).orElseThrow();
+		assertThat(after.fencingToken()).isGreaterThan(3);
+		assertThat(after.release()).isTrue();
+		assertThat(inspector.held(key)).isEmpty();
+		execute(db, "DROP TABLE " + table, "DROP TABLE " + table + "_shared", "DROP TABLE " + table + "_ids");
 		provider.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void twoInstancesUpgradingAnEarlierLockTableAtOnceBothStartAndTheTableIsUpgradedOnce(TestDatabase db)
+			throws Exception {
+		String table = "layout_both_" + System.nanoTime() % 1_000_000;
+		JdbcLockSettings settings = new JdbcLockSettings(table, null, Duration.ofHours(1), 100,
+				JdbcLockSettings.DEFAULT_CALL_TIMEOUT);
+		JdbcLockProvider first = new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1));
+		JdbcLockProvider second = new JdbcLockProvider(db.dataSource(), db.dialect(), settings, Duration.ofMillis(1));
+		first.createSchema();
+		toEarlierLayout(db, table);
+		java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CompletableFuture<Void> a = java.util.concurrent.CompletableFuture.runAsync(() -> {
+			awaitQuietly(go);
+			first.createSchema();
+		});
+		java.util.concurrent.CompletableFuture<Void> b = java.util.concurrent.CompletableFuture.runAsync(() -> {
+			awaitQuietly(go);
+			second.createSchema();
+		});
+		go.countDown();
+		a.get(60, java.util.concurrent.TimeUnit.SECONDS);
+		b.get(60, java.util.concurrent.TimeUnit.SECONDS);
+		assertThat(first.needsUpgrade()).isFalse();
+		String key = "layout-both:" + System.nanoTime();
+		Lease lease = second.tryAcquire(exclusive(key, Duration.ofSeconds(5))).orElseThrow();
+		assertThat(first.tryAcquire(exclusive(key, Duration.ofSeconds(5)))).isEmpty();
+		assertThat(lease.release()).isTrue();
+		execute(db, "DROP TABLE " + table, "DROP TABLE " + table + "_shared", "DROP TABLE " + table + "_ids");
+		first.close();
+		second.close();
+	}
+
+	private static void awaitQuietly(java.util.concurrent.CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Turns the provider's tables into the layout of a version before 2026-11-30: the shared holders' rows in the
+	 * lock table, with a {@code holder} column in its key, and no shared holders' table.
+	 */
+	static void toEarlierLayout(TestDatabase db, String table) throws Exception {
+		boolean postgres = db.dialect() == JdbcDialect.POSTGRESQL;
+		execute(db, postgres ? "ALTER TABLE " + table + " ADD COLUMN holder VARCHAR(64) NOT NULL DEFAULT ''"
+				: "ALTER TABLE " + table + " ADD COLUMN holder VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin "
+						+ "NOT NULL DEFAULT ''",
+				postgres ? "ALTER TABLE " + table + " DROP CONSTRAINT " + table + "_pkey"
+						: "ALTER TABLE " + table + " DROP PRIMARY KEY",
+				"ALTER TABLE " + table + " ADD PRIMARY KEY (lock_key, holder)", "DROP TABLE " + table + "_shared");
 	}
 
 	private static int deleteRecord(TestDatabase db, LockStatements sql, String id, long fence) throws Exception {

@@ -370,7 +370,7 @@ class PostgresListenerTest {
 		Connection locking = admin.getConnection();
 		locking.setAutoCommit(false);
 		try (var statement = locking.prepareStatement("SELECT 1 FROM " + JdbcLockSettings.DEFAULT_TABLE
-				+ " WHERE lock_key = ? AND holder = '' FOR UPDATE")) {
+				+ " WHERE lock_key = ? FOR UPDATE")) {
 			statement.setString(1, key);
 			statement.executeQuery().close();
 		}
@@ -422,7 +422,7 @@ class PostgresListenerTest {
 				waiting.awaitSignal(Duration.ZERO);
 				// A writer of a JVM that died while waiting: its mark outlives it, and the release names it.
 				new JdbcTemplate(admin).update("UPDATE " + JdbcLockSettings.DEFAULT_TABLE + " SET waiter = 'gone', "
-						+ "waiter_until = clock_timestamp() + INTERVAL '30 seconds' WHERE lock_key = ? AND holder = ''",
+						+ "waiter_until = clock_timestamp() + INTERVAL '30 seconds' WHERE lock_key = ?",
 						key);
 
 				assertThat(held.release()).isTrue();

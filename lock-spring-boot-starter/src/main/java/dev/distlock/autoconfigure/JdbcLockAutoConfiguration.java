@@ -78,17 +78,32 @@ public final class JdbcLockAutoConfiguration {
 		}
 		List<String> missing = provider.missingTables();
 		if (!missing.isEmpty()) {
-			String tables = missing.size() == 2
-					? "the lock table '" + missing.get(0) + "' does not exist, nor its lock-ID table '" + missing.get(1) + "',"
-					: missing.get(0).equals(properties.getTable()) ? "the lock table '" + missing.get(0) + "' does not exist"
-							: "the lock-ID table '" + missing.get(0) + "' does not exist";
+			StringBuilder tables = new StringBuilder("the " + role(missing.get(0), properties) + " '" + missing.get(0)
+					+ "' does not exist");
+			for (String table : missing.subList(1, missing.size())) {
+				tables.append(", nor its ").append(role(table, properties)).append(" '").append(table).append('\'');
+			}
+			tables.append(missing.size() > 1 ? "," : "");
 			throw LockPropertyValues.invalid("jdbc.initialize-schema", "is " + mode.name().toLowerCase()
 					+ ", and " + tables + " in " + database(dataSource)
 					+ ": set distributed-lock.jdbc.initialize-schema=always to create it at startup, or create it with "
 					+ "the DDL in " + provider.dialect().schemaResource() + " (docs/JDBC.md has it as a Flyway "
 					+ "migration)");
 		}
+		if (provider.needsUpgrade()) {
+			throw LockPropertyValues.invalid("jdbc.initialize-schema", "is " + mode.name().toLowerCase()
+					+ ", and the lock table '" + properties.getTable() + "' in " + database(dataSource)
+					+ " has the layout of a version before 2026-11-30 (a holder column): set "
+					+ "distributed-lock.jdbc.initialize-schema=always to upgrade it at startup, or run the DDL in "
+					+ provider.dialect().upgradeResource() + " (docs/JDBC.md, \"Upgrading\")");
+		}
 		return provider;
+	}
+
+	/** What the provider's table is, as a failure report names it. */
+	private static String role(String table, JdbcLockProperties properties) {
+		return table.equals(properties.getTable()) ? "lock table"
+				: table.endsWith("_shared") ? "shared holders' table" : "lock-ID table";
 	}
 
 	/** The database as a failure report names it: product and URL. */

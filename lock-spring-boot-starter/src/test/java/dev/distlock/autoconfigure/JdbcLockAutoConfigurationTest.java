@@ -165,8 +165,8 @@ class JdbcLockAutoConfigurationTest {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
 					.hasMessageContaining("distributed-lock.jdbc.initialize-schema")
-					.hasMessageContaining("the lock table '" + table + "' does not exist, nor its lock-ID table '" + table
-							+ "_ids', in PostgreSQL database")
+					.hasMessageContaining("the lock table '" + table + "' does not exist, nor its shared holders' table '"
+							+ table + "_shared', nor its lock-ID table '" + table + "_ids', in PostgreSQL database")
 					.hasMessageContaining("PostgreSQL database jdbc:postgresql://")
 					.hasMessageContaining("initialize-schema=always");
 			});
@@ -188,6 +188,37 @@ class JdbcLockAutoConfigurationTest {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
 					.hasMessageContaining("is never, and the lock-ID table '" + table + "_ids' does not exist in ");
+			});
+	}
+
+	@Test
+	void aLockTableOfAnEarlierLayoutFailsStartupNamingTheUpgradeUnlessTheSchemaIsInitialized() throws Exception {
+		String table = table();
+		DataSource dataSource = postgres();
+		runner.withBean(DataSource.class, () -> dataSource)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> assertThat(context).hasNotFailed());
+		// As a version before 2026-11-30 left it: the shared holders' rows in the lock table, keyed with them.
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("ALTER TABLE " + table + " ADD COLUMN holder VARCHAR(64) NOT NULL DEFAULT ''");
+			statement.execute("ALTER TABLE " + table + " DROP CONSTRAINT " + table + "_pkey");
+			statement.execute("ALTER TABLE " + table + " ADD PRIMARY KEY (lock_key, holder)");
+		}
+		runner.withBean(DataSource.class, () -> dataSource)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=never")
+			.run(context -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("the lock table '" + table + "' in PostgreSQL database")
+					.hasMessageContaining("has the layout of a version before 2026-11-30 (a holder column)")
+					.hasMessageContaining("initialize-schema=always")
+					.hasMessageContaining("dev/distlock/jdbc/schema-postgresql-upgrade.sql");
+			});
+		runner.withBean(DataSource.class, () -> dataSource)
+			.withPropertyValues("distributed-lock.jdbc.table=" + table, "distributed-lock.jdbc.initialize-schema=always")
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(JdbcLockProvider.class).needsUpgrade()).isFalse();
 			});
 	}
 

@@ -97,7 +97,7 @@ public final class JdbcIndexCost {
 	private static Cycle copy(BenchmarkDatabase database, boolean postgres, String table, String index, String name) {
 		if (postgres) {
 			database.execute("CREATE TABLE " + table + " (LIKE " + TABLE + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)",
-					"ALTER TABLE " + table + " ADD PRIMARY KEY (lock_key, holder)");
+					"ALTER TABLE " + table + " ADD PRIMARY KEY (lock_key)");
 			if (index != null) {
 				database.execute("CREATE INDEX " + table + "_lock_id ON " + table + " " + index);
 			}

@@ -311,7 +311,7 @@ public final class JdbcStatementCost {
 
 	private static long fence(Connection connection, String key) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement("SELECT fence FROM "
-				+ JdbcStatementVariants.T + " WHERE lock_key = ? AND holder = ''")) {
+				+ JdbcStatementVariants.T + " WHERE lock_key = ?")) {
 			statement.setString(1, key);
 			try (ResultSet rs = statement.executeQuery()) {
 				return rs.next() ? rs.getLong(1) : 0;

@@ -34,9 +34,9 @@ final class JdbcStatementVariants {
 		try {
 			Class<?> type = Class.forName("dev.distlock.jdbc.LockStatements");
 			Constructor<?> constructor = type.getDeclaredConstructor(JdbcDialect.class, String.class, String.class,
-					String.class);
+					String.class, String.class);
 			constructor.setAccessible(true);
-			Object statements = constructor.newInstance(dialect, T, SEQ, T + "_ids");
+			Object statements = constructor.newInstance(dialect, T, SEQ, T + "_ids", T + "_shared");
 			Field f = type.getDeclaredField(field);
 			f.setAccessible(true);
 			return (String) f.get(statements);
@@ -111,12 +111,12 @@ final class JdbcStatementVariants {
 		String noNextvalInValues = current(d, "acquireExclusive").replaceFirst("nextval\\('" + SEQ + "'\\)", "0");
 		cycles.add(new Cycle("acquire without VALUES nextval + notifying release", "",
 				List.of(step(noNextvalInValues, 0, Kind.QUERY, acquireArgs), releaseNotifying)));
-		String minimal = "INSERT INTO " + T + " AS t (lock_key, holder, token, fence, expires_at, shared_until) VALUES (?, '', ?, "
-				+ "nextval('" + SEQ + "'), " + plus + ", TIMESTAMPTZ '1970-01-01 00:00:00+00') ON CONFLICT (lock_key, holder) DO UPDATE "
+		String minimal = "INSERT INTO " + T + " AS t (lock_key, token, fence, expires_at, shared_until) VALUES (?, ?, "
+				+ "nextval('" + SEQ + "'), " + plus + ", TIMESTAMPTZ '1970-01-01 00:00:00+00') ON CONFLICT (lock_key) DO UPDATE "
 				+ "SET fence = nextval('" + SEQ + "'), token = EXCLUDED.token, expires_at = EXCLUDED.expires_at "
 				+ "WHERE t.token IS NULL OR t.expires_at <= " + now + " RETURNING t.fence";
 		String minimalRelease = "UPDATE " + T + " SET token = NULL, expires_at = " + now
-				+ " WHERE lock_key = ? AND holder = '' AND token = ?";
+				+ " WHERE lock_key = ? AND token = ?";
 		Step minimalAcquire = step(minimal, 0, Kind.QUERY, (k, t) -> new Object[] { k, t, LEASE });
 		cycles.add(new Cycle("minimal acquire + notifying release", "", List.of(minimalAcquire, releaseNotifying)));
 		cycles.add(new Cycle("minimal acquire + minimal release", "",
@@ -127,8 +127,7 @@ final class JdbcStatementVariants {
 
 	/**
 	 * Tables for {@link #rowCost}, on PostgreSQL: the floor's row under the lock table's two-column key, the floor's
-	 * row with the lock table's other twelve columns (nullable, left empty), and the lock table keyed by the lock key
-	 * alone.
+	 * row with the lock table's other columns (nullable, left empty).
 	 */
 	static final String[] ROW_COST_TABLES = {
 			"CREATE TABLE IF NOT EXISTS floor_pair_key (lock_key VARCHAR(512), holder VARCHAR(64), "
@@ -137,26 +136,22 @@ final class JdbcStatementVariants {
 					+ "expires_at TIMESTAMPTZ(6) NOT NULL, holder VARCHAR(64), owner_name VARCHAR(255), "
 					+ "owner_host VARCHAR(255), lock_id VARCHAR(255), fence BIGINT, acquired_at TIMESTAMPTZ(6), "
 					+ "renewed_at TIMESTAMPTZ(6), ttl_ms BIGINT, shared_until TIMESTAMPTZ(6), released VARCHAR(64), "
-					+ "waiter VARCHAR(64), waiter_until TIMESTAMPTZ(6))",
-			"CREATE TABLE IF NOT EXISTS locks_by_key (LIKE " + T + " INCLUDING DEFAULTS)",
-			"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'locks_by_key_pkey') THEN "
-					+ "ALTER TABLE locks_by_key ADD PRIMARY KEY (lock_key); END IF; END $$" };
+					+ "waiter VARCHAR(64), waiter_until TIMESTAMPTZ(6))" };
 
 	/**
 	 * What each part of the lock row costs the uncontended cycle on PostgreSQL, one part at a time, starting from both
 	 * ends: the provider's own cycle (its plain insert and deleting release), the same without the fencing sequence,
-	 * without the release's lease and mark filter, inserting only the floor's columns (and the key's second column,
-	 * the fencing token and the shared lease end, which are not null), as a plain insert without {@code ON CONFLICT}
-	 * (an error where the row is there), as an insert guarded by {@code NOT EXISTS}, on a table keyed by the lock key
-	 * alone; and the floor's cycle on a two-column key, on a row as wide as the lock table's. Every step must write or
-	 * return exactly one row. Compare each with the floor in alternating chunks: {@code -Dcost.pair='row: floor|row: ...'}.
+	 * without the release's lease and mark filter, inserting only the floor's columns (and the fencing token and the
+	 * shared lease end, which are not null), as a plain insert without {@code ON CONFLICT} (an error where the row is
+	 * there), as an insert guarded by {@code NOT EXISTS}; and the floor's cycle on a two-column key, on a row as wide
+	 * as the lock table's. Every step must write or return exactly one row. Compare each with the floor in alternating chunks: {@code -Dcost.pair='row: floor|row: ...'}.
 	 */
 	private static List<Cycle> rowCost(String floorAcquire, String floorRelease, Args insertArgs) {
 		JdbcDialect d = JdbcDialect.POSTGRESQL;
 		Args keyToken = (k, t) -> new Object[] { k, t };
 		String insert = current(d, "insertExclusive");
 		String delete = current(d, "deleteExclusive");
-		String plainDelete = "DELETE FROM " + T + " WHERE lock_key = ? AND holder = '' AND token = ?";
+		String plainDelete = "DELETE FROM " + T + " WHERE lock_key = ? AND token = ?";
 		List<Cycle> cycles = new ArrayList<>();
 		cycles.add(new Cycle("row: floor", "", List.of(step(floorAcquire, 0, Kind.ONE_ROW, keyToken),
 				step(floorRelease, 0, Kind.ONE_UPDATE, keyToken))));
@@ -177,20 +172,20 @@ final class JdbcStatementVariants {
 		cycles.add(new Cycle("row: provider without the fencing sequence", "", List.of(
 				step(insert.replace("nextval('" + SEQ + "')", "0"), 0, Kind.ONE_ROW, insertArgs),
 				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
-		String floorColumns = "INSERT INTO " + T + " (lock_key, holder, token, fence, expires_at, shared_until) "
-				+ "VALUES (?, '', ?, nextval('" + SEQ + "'), (clock_timestamp() + ? * INTERVAL '1 millisecond'), "
-				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00') ON CONFLICT (lock_key, holder) DO NOTHING RETURNING fence";
+		String floorColumns = "INSERT INTO " + T + " (lock_key, token, fence, expires_at, shared_until) "
+				+ "VALUES (?, ?, nextval('" + SEQ + "'), (clock_timestamp() + ? * INTERVAL '1 millisecond'), "
+				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00') ON CONFLICT (lock_key) DO NOTHING RETURNING fence";
 		cycles.add(new Cycle("row: provider, insert of the floor's columns only", "", List.of(
 				step(floorColumns, 0, Kind.ONE_ROW, (k, t) -> new Object[] { k, t, LEASE }),
 				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
 		cycles.add(new Cycle("row: provider, plain insert without ON CONFLICT", "", List.of(
-				step(insert.replace(" ON CONFLICT (lock_key, holder) DO NOTHING", ""), 0, Kind.ONE_ROW, insertArgs),
+				step(insert.replace(" ON CONFLICT (lock_key) DO NOTHING", ""), 0, Kind.ONE_ROW, insertArgs),
 				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
-		String notExists = "INSERT INTO " + T + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, "
-				+ "acquired_at, expires_at, ttl_ms, shared_until) SELECT ?, '', ?, ?, ?, ?, nextval('" + SEQ + "'), "
+		String notExists = "INSERT INTO " + T + " (lock_key, token, owner_name, owner_host, lock_id, fence, "
+				+ "acquired_at, expires_at, ttl_ms, shared_until) SELECT ?, ?, ?, ?, ?, nextval('" + SEQ + "'), "
 				+ "clock_timestamp(), (clock_timestamp() + ? * INTERVAL '1 millisecond'), ?, "
 				+ "TIMESTAMPTZ '1970-01-01 00:00:00+00' WHERE NOT EXISTS (SELECT 1 FROM " + T
-				+ " WHERE lock_key = ? AND holder = '') RETURNING fence";
+				+ " WHERE lock_key = ?) RETURNING fence";
 		cycles.add(new Cycle("row: provider, insert where not exists", "", List.of(
 				step(notExists, 0, Kind.ONE_ROW, (k, t) -> new Object[] { k, t, "bench-owner", "bench-host", null, LEASE,
 						LEASE, k }),
@@ -198,7 +193,7 @@ final class JdbcStatementVariants {
 		// The key's fencing lock (LockStatements.fenced): its cost on each side.
 		String tryLock = " AND pg_try_advisory_xact_lock(hashtext('" + T + "'), hashtext(lock_key))";
 		String unlockedDelete = delete.replace(tryLock, "");
-		String strict = insert.replace(" ON CONFLICT (lock_key, holder) DO NOTHING", "");
+		String strict = insert.replace(" ON CONFLICT (lock_key) DO NOTHING", "");
 		String fencedToken = "CASE WHEN pg_advisory_xact_lock_shared(hashtext('" + T + "'), hashtext(?)) IS NOT NULL "
 				+ "THEN nextval('" + SEQ + "') END";
 		String unlockedInsert = strict.replace(fencedToken, "nextval('" + SEQ + "')");
@@ -213,10 +208,6 @@ final class JdbcStatementVariants {
 		cycles.add(new Cycle("row: fencing lock in the delete only", "", List.of(
 				step(unlockedInsert, 0, Kind.ONE_ROW, rowArgs(unlockedInsert)),
 				step(delete, 0, Kind.ONE_UPDATE, keyToken))));
-		cycles.add(new Cycle("row: provider on a table keyed by lock_key alone", "", List.of(
-				step(insert.replace("INTO " + T, "INTO locks_by_key").replace("(lock_key, holder) DO", "(lock_key) DO"),
-						0, Kind.ONE_ROW, insertArgs),
-				step(delete.replace("FROM " + T, "FROM locks_by_key"), 0, Kind.ONE_UPDATE, keyToken))));
 		return cycles;
 	}
 
@@ -257,10 +248,10 @@ final class JdbcStatementVariants {
 		cycles.add(new Cycle("current grant + release", "",
 				List.of(step(grant, 0, Kind.KEYS, grantArgs), step(release, 0, Kind.UPDATE, releaseArgs))));
 		String minimalGrant = "UPDATE " + T + " SET fence = LAST_INSERT_ID(NEXTVAL(" + SEQ + ")), token = ?, expires_at = "
-				+ plus + " WHERE lock_key = ? AND holder = '' AND (token IS NULL OR expires_at <= " + now
+				+ plus + " WHERE lock_key = ? AND (token IS NULL OR expires_at <= " + now
 				+ ") AND shared_until <= " + now;
 		String minimalRelease = "UPDATE " + T + " SET token = NULL, expires_at = " + now
-				+ " WHERE lock_key = ? AND holder = '' AND token = ?";
+				+ " WHERE lock_key = ? AND token = ?";
 		Args minimalGrantArgs = (k, t) -> new Object[] { t, LEASE, k };
 		Args minimalReleaseArgs = (k, t) -> new Object[] { k, t };
 		cycles.add(new Cycle("minimal grant + minimal release", "",
@@ -280,11 +271,11 @@ final class JdbcStatementVariants {
 				+ "), renewed_at = IF(" + r + ", renewed_at, NULL), waiter = IF(" + r
 				+ ", waiter, NULL), waiter_until = IF(" + r + ", waiter_until, NULL), token = ?, "
 				+ "owner_name = ?, owner_host = ?, lock_id = ?, expires_at = " + plus + ", ttl_ms = ?, "
-				+ "released = NULL WHERE lock_key = ? AND holder = '' AND (token IS NULL OR expires_at <= " + now
+				+ "released = NULL WHERE lock_key = ? AND (token IS NULL OR expires_at <= " + now
 				+ " OR token = ?) AND shared_until <= " + now;
 		String g = "@distlock_grant";
-		String odku = "INSERT INTO " + T + " (lock_key, holder, token, owner_name, owner_host, lock_id, fence, acquired_at, "
-				+ "expires_at, ttl_ms, shared_until) VALUES (?, '', ?, ?, ?, ?, LAST_INSERT_ID(NEXTVAL(" + SEQ + ")), " + now
+		String odku = "INSERT INTO " + T + " (lock_key, token, owner_name, owner_host, lock_id, fence, acquired_at, "
+				+ "expires_at, ttl_ms, shared_until) VALUES (?, ?, ?, ?, ?, LAST_INSERT_ID(NEXTVAL(" + SEQ + ")), " + now
 				+ ", " + plus + ", ?, TIMESTAMP'1970-01-01 00:00:00') ON DUPLICATE KEY UPDATE fence = IF(" + g
 				+ " := (token IS NULL OR expires_at <= " + now + ") AND shared_until <= " + now + ", VALUES(fence), fence), "
 				+ "acquired_at = IF(" + g + ", VALUES(acquired_at), acquired_at), renewed_at = IF(" + g + ", NULL, renewed_at), "

@@ -54,7 +54,7 @@ public final class JdbcStoreInspector {
 	 */
 	public List<String> rows(String prefix) {
 		List<String> rows = new ArrayList<>();
-		query("SELECT lock_key, holder FROM " + table + " WHERE lock_key LIKE ? ORDER BY lock_key, holder", prefix,
+		query("SELECT lock_key, holder FROM " + rows() + " WHERE lock_key LIKE ? ORDER BY lock_key, holder", prefix,
 				rs -> rows.add(rs.getString(1) + "/" + rs.getString(2)));
 		return rows;
 	}
@@ -67,13 +67,23 @@ public final class JdbcStoreInspector {
 		return records;
 	}
 
+	/**
+	 * Both kinds of row, as one table: the key rows (holder empty) and the shared holders' rows of
+	 * {@code <table>_shared}.
+	 */
+	private String rows() {
+		String columns = "token, ttl_ms, expires_at";
+		return "(SELECT lock_key, '' AS holder, " + columns + " FROM " + table + " UNION ALL SELECT lock_key, holder, "
+				+ columns + " FROM " + table + "_shared) r";
+	}
+
 	private String now() {
 		return dialect == JdbcDialect.POSTGRESQL ? "clock_timestamp()" : "UTC_TIMESTAMP(6)";
 	}
 
 	private List<String> keys(String condition, String prefix) {
 		List<String> keys = new ArrayList<>();
-		query("SELECT DISTINCT lock_key FROM " + table + " WHERE lock_key LIKE ? AND " + condition
+		query("SELECT DISTINCT lock_key FROM " + rows() + " WHERE lock_key LIKE ? AND " + condition
 				+ " ORDER BY lock_key", prefix, rs -> keys.add(rs.getString(1)));
 		return keys;
 	}
