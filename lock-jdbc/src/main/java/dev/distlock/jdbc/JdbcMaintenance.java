@@ -177,8 +177,8 @@ final class JdbcMaintenance {
 	}
 
 	/**
-	 * The provider's tables (the lock table, the shared holders' table, the lock-ID table) that do not exist, as the database's metadata says
-	 * (either letter case).
+	 * The provider's tables (the lock table, the shared holders' table, the lock-ID table) that do not exist, as the
+	 * database's metadata says (either letter case).
 	 */
 	List<String> missingTables() {
 		try (Connection connection = database.dataSource().getConnection()) {

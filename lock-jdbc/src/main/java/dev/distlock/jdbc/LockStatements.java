@@ -409,17 +409,17 @@ final class LockStatements {
 				+ "WHERE lock_key = ? AND holder = ?";
 		this.releaseShared = clearShared + " AND " + live;
 		this.releaseSharedAnyway = clearShared;
-		this.recomputeSharedUntil = "UPDATE " + table + " SET shared_until = COALESCE((SELECT MAX(s.expires_at) FROM "
-				+ shared + " s WHERE s.lock_key = ? AND s.expires_at > " + now + "), " + epoch
-				+ ") WHERE lock_key = ?";
+		// The latest end among the key's live shared holders (the epoch when none), the key row's shared_until.
+		String sharedEnd = "COALESCE((SELECT MAX(s.expires_at) FROM " + shared + " s WHERE s.lock_key = ? AND "
+				+ "s.expires_at > " + now + "), " + epoch + ")";
+		this.recomputeSharedUntil = "UPDATE " + table + " SET shared_until = " + sharedEnd + " WHERE lock_key = ?";
 		this.recomputeSharedUntilNotifying = notifying(dialect, recomputeSharedUntil);
 		// Recomputed from the live shared rows, not raised: a replayed grant restarts the holder's lease from now,
 		// which may shorten it, and a shared_until left at the longer end would refuse writers after it ended.
-		this.afterSharedGrant = "UPDATE " + table + " SET fence = GREATEST(fence, ?), shared_until = COALESCE((SELECT "
-				+ "MAX(s.expires_at) FROM " + shared + " s WHERE s.lock_key = ? AND s.expires_at > "
-				+ now + "), " + epoch + ") WHERE lock_key = ?";
-		this.isLocked = "SELECT (SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live + ") + (SELECT COUNT(*) FROM "
-				+ shared + " WHERE lock_key = ? AND " + live + ")";
+		this.afterSharedGrant = "UPDATE " + table + " SET fence = GREATEST(fence, ?), shared_until = " + sharedEnd
+				+ " WHERE lock_key = ?";
+		this.isLocked = "SELECT (SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND " + live + ") + "
+				+ "(SELECT COUNT(*) FROM " + shared + " WHERE lock_key = ? AND " + live + ")";
 		String left = dialect.microsUntil("GREATEST(CASE WHEN token IS NOT NULL THEN expires_at ELSE " + epoch
 				+ " END, shared_until)");
 		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ?";
@@ -462,10 +462,9 @@ final class LockStatements {
 				+ " WHERE lock_key = ?";
 		this.forceShared = "UPDATE " + shared + " SET expires_at = " + now + ", lock_id = NULL WHERE lock_key = ? AND "
 				+ live;
-		String info = ", " + dialect.microsUntil("expires_at") + " AS remaining_us";
-		this.statusRows = "SELECT " + keyRowColumns("") + info + " FROM " + table + " WHERE lock_key LIKE ? ESCAPE '!' "
-				+ "UNION ALL SELECT " + INFO_COLUMNS + info + " FROM " + shared + " WHERE lock_key LIKE ? ESCAPE '!' "
-				+ "ORDER BY lock_key, holder";
+		this.statusRows = "SELECT " + statusColumns(dialect, "", true) + " FROM " + table
+				+ " WHERE lock_key LIKE ? ESCAPE '!' UNION ALL SELECT " + statusColumns(dialect, "", false) + " FROM "
+				+ shared + " WHERE lock_key LIKE ? ESCAPE '!' ORDER BY lock_key, holder";
 		String insertIdInto = (dialect == JdbcDialect.POSTGRESQL ? "INSERT INTO " : "INSERT IGNORE INTO ") + ids
 				+ " (lock_id, fence, token, lock_key, holder) SELECT lock_id, fence, token, lock_key, ";
 		String idConflict = dialect == JdbcDialect.POSTGRESQL ? " ON CONFLICT (lock_id, fence) DO NOTHING" : "";
@@ -474,11 +473,10 @@ final class LockStatements {
 		this.recordSharedLockId = insertIdInto + "holder FROM " + shared
 				+ " WHERE lock_key = ? AND holder = ? AND lock_id = ?" + idConflict;
 		this.carriesLockId = "SELECT 1 FROM " + table + " WHERE lock_key = ? AND token = ? AND lock_id = ?";
-		String info2 = ", " + dialect.microsUntil("t.expires_at") + " AS remaining_us";
-		this.lockIdRows = "SELECT " + keyRowColumns("t.") + info2 + " FROM " + ids + " i JOIN " + table + " t ON "
-				+ carried("i", false) + " WHERE i.lock_id = ? UNION ALL SELECT " + sharedRowColumns("t.") + info2
-				+ " FROM " + ids + " i JOIN " + shared + " t ON " + carried("i", true)
-				+ " WHERE i.lock_id = ? ORDER BY fence DESC";
+		this.lockIdRows = "SELECT " + statusColumns(dialect, "t.", true) + " FROM " + ids + " i JOIN " + table
+				+ " t ON " + carried("i", false) + " WHERE i.lock_id = ? UNION ALL SELECT "
+				+ statusColumns(dialect, "t.", false) + " FROM " + ids + " i JOIN " + shared + " t ON "
+				+ carried("i", true) + " WHERE i.lock_id = ? ORDER BY fence DESC";
 		this.clearExpiredLockId = "UPDATE " + table + " SET lock_id = NULL WHERE lock_key = ? AND lock_id = ? AND "
 				+ "expires_at <= " + now;
 		this.clearExpiredSharedLockId = "UPDATE " + shared + " SET lock_id = NULL WHERE lock_key = ? AND holder = ? AND "
@@ -503,22 +501,17 @@ final class LockStatements {
 		this.purgeLockIdRow = "DELETE FROM " + ids + " WHERE lock_id = ? AND fence = ? AND " + stale(table, shared, ids);
 	}
 
-	/** A key row's {@link #INFO_COLUMNS}, its holder the empty one (the key's own), each column after {@code t}. */
-	private static String keyRowColumns(String t) {
+	/**
+	 * A status row's columns ({@link #INFO_COLUMNS} and the microseconds left as {@code remaining_us}), each read
+	 * after {@code t}: on a key row the holder is the empty one (the key's own), which that table has no column for.
+	 */
+	private static String statusColumns(JdbcDialect dialect, String t, boolean keyRow) {
 		StringBuilder columns = new StringBuilder();
 		for (String column : INFO_COLUMNS.split(", ")) {
-			columns.append(columns.isEmpty() ? "" : ", ").append(column.equals("holder") ? "'' AS holder" : t + column);
+			columns.append(columns.isEmpty() ? "" : ", ")
+				.append(keyRow && column.equals("holder") ? "'' AS holder" : t + column);
 		}
-		return columns.toString();
-	}
-
-	/** A shared holder's row's {@link #INFO_COLUMNS}, each after {@code t}. */
-	private static String sharedRowColumns(String t) {
-		StringBuilder columns = new StringBuilder();
-		for (String column : INFO_COLUMNS.split(", ")) {
-			columns.append(columns.isEmpty() ? "" : ", ").append(t).append(column);
-		}
-		return columns.toString();
+		return columns.append(", ").append(dialect.microsUntil(t + "expires_at")).append(" AS remaining_us").toString();
 	}
 
 	/** The lock-ID record {@code records} is carried by no lock row, in either table. */
