@@ -31,6 +31,9 @@ class WaitLoopLongestWaitTest {
 
 		final int succeedAt;
 
+		/** From this attempt on, the acquisition declares no longest wait. */
+		int noLongestFrom = Integer.MAX_VALUE;
+
 		int attempts;
 
 		Waiter(@Nullable Duration longest, int succeedAt) {
@@ -45,7 +48,7 @@ class WaitLoopLongestWaitTest {
 
 		@Override
 		public @Nullable Duration longestWait() {
-			return longest;
+			return attempts >= noLongestFrom ? null : longest;
 		}
 
 		@Override
@@ -104,6 +107,18 @@ class WaitLoopLongestWaitTest {
 		// 1 + 2 retries, and 3 refreshes within each 2 s delay
 		assertThat(outcome.attempts()).isEqualTo(3 + 2 * 3);
 		assertThat(Duration.ofNanos(waiter.clock.get())).isEqualTo(Duration.ofSeconds(4));
+	}
+
+	@Test
+	void aLongestWaitTheAcquisitionNoLongerDeclaresEndsItsStepsWithinTheDelayAndTheRestIsOneWait() {
+		Waiter waiter = new Waiter(Duration.ofMillis(500), Integer.MAX_VALUE);
+		waiter.noLongestFrom = 3; // as a JDBC writer that stops reading at its own step once the holder holds on
+		LockOptions options = LockOptions.builder().retries(1).delay(Duration.ofSeconds(5)).build();
+
+		WaitLoopTest.Outcome outcome = WaitLoopTest.drive(options, waiter.clock::get, waiter);
+
+		assertThat(outcome.attempts()).isEqualTo(4);
+		assertThat(waiter.waits).containsExactly(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(4));
 	}
 
 	@Test

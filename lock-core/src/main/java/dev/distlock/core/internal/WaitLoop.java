@@ -64,8 +64,6 @@ public final class WaitLoop {
 
 	private long waitUntilNanos;
 
-	private @Nullable Duration longestWait;
-
 	private boolean closed;
 
 	private WaitLoop(String key, LockOptions options, LongSupplier nanoClock, @Nullable Acquisition acquisition) {
@@ -191,8 +189,6 @@ public final class WaitLoop {
 		}
 		long waitNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(delayMillis), waitLeft);
 		waitUntilNanos = nanoClock.getAsLong() + waitNanos;
-		Acquisition started = acquisition;
-		longestWait = started != null ? started.longestWait() : null;
 		waiting = true;
 		return true;
 	}
@@ -203,6 +199,9 @@ public final class WaitLoop {
 	 */
 	private void awaitStep() throws InterruptedException {
 		long left = waitUntilNanos - nanoClock.getAsLong();
+		// Asked at each step: an acquisition's longest wait may change with what its last attempt found.
+		Acquisition started = acquisition;
+		Duration longestWait = started != null ? started.longestWait() : null;
 		if (longestWait == null || left <= longestWait.toNanos()) {
 			waiting = false;
 			if (left > 0) {
