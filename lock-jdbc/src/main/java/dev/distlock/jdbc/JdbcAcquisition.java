@@ -27,7 +27,9 @@ import dev.distlock.core.spi.LockRequest;
  * writer in its NOTIFY and wakes only it ({@link Wakeups}). A marked writer whose wait ends, named or not, first reads
  * the row without locking it, and waits again while a lease runs and a writer mark lives ({@link #heldStill}): a
  * named writer whose releasing holder took the key again at once does not queue for the row lock behind that
- * holder's statements. On PostgreSQL a waiting reader leaves a mark too, one that
+ * holder's statements. While the key cycles (each such read finds a later grant than the one before), the named writer
+ * stops counting on notifications and reads the row every {@link #CYCLING_STEP} until a read finds the same grant
+ * again. On PostgreSQL a waiting reader leaves a mark too, one that
  * gives no priority: both keep the row's {@code waiter_until} live while they wait, which is what makes a release send
  * its NOTIFY (a release nobody waits for sends none). No connection is held while it waits.
  */
@@ -53,6 +55,15 @@ final class JdbcAcquisition implements Acquisition {
 	 * whatever the template's backoff, without using up a retry.
 	 */
 	static final Duration NOT_NAMED_STEP = Duration.ofMillis(100);
+
+	/**
+	 * On PostgreSQL, how often the named writer reads the key's row while the key cycles: while each of its reads finds
+	 * a later grant than the one before (the holder releases and takes the key again, or others do, faster than a
+	 * notification reaches the writer and its read reaches the row), it stops counting on notifications and reads
+	 * this often instead ({@link #heldStill}). At least a healthy round trip; a hand-off it catches comes within one
+	 * step and one round trip of the release.
+	 */
+	static final Duration CYCLING_STEP = Duration.ofMillis(3);
 
 	private static final long ADMIN_MS = TimeLimits.ADMIN.toMillis();
 
@@ -84,6 +95,15 @@ final class JdbcAcquisition implements Acquisition {
 	private long holderLeftMicros = -1;
 
 	private boolean marked;
+
+	/**
+	 * On PostgreSQL, whether this named writer waits by reading the key's row every {@link #CYCLING_STEP} instead of
+	 * by notifications, because the key cycles ({@link #heldStill}).
+	 */
+	private boolean cycling;
+
+	/** The fencing token on the key's row at this writer's last read of it, or -1 before the first. */
+	private long lastFence = -1;
 
 	/**
 	 * On PostgreSQL, when this writer's last mark ends ({@link System#nanoTime()}, counted from before it was sent), or
@@ -128,17 +148,23 @@ final class JdbcAcquisition implements Acquisition {
 
 	@Override
 	public Optional<Granted> tryOnce() {
+		waiter.beforeStatements();
 		long sent = System.nanoTime();
 		long validityMs = markValidityMillis();
 		if (marked && sql.acquireExclusiveOrMark != null) {
 			// A writer that knows another is named has no mark to renew: it reads first, and attempts (and may mark)
-			// only when the read finds the key free or no live writer mark on it.
-			if ((!waiter.listens() || sent + validityMs * 500_000L < markedUntilNanos) && heldStill()) {
+			// only when the read finds the key free or no live writer mark on it. A named writer reads first too while
+			// its mark has more than half its validity left, and so does one while the key cycles, which then attempts
+			// only to renew its mark.
+			boolean fresh = sent + validityMs * 500_000L < markedUntilNanos;
+			if ((cycling || !waiter.listens() || fresh) && heldStill() && (fresh || (!waiter.listens() && !cycling))) {
 				return Optional.empty();
 			}
-			// A marked writer's later attempts mark with the attempt, in one statement. It counts itself in first: a
-			// release naming it then either finds this JVM listening or comes before the LISTEN, whose wake-up it gets.
-			waiter.listens(true);
+			// A marked writer's later attempts mark with the attempt, in one statement. It counts itself in by what the
+			// statement found, once it returns: a release naming it between the two either reaches this JVM's LISTEN
+			// connection, listening for another waiter, or comes before the LISTEN this waiter's count starts, whose
+			// wake-up it gets ({@link Wakeups}). A writer not named that finds the key free and loses the race to
+			// another so never makes this JVM LISTEN at all.
 			JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
 			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, waiter.mark(), validityMs, refusal)
 				.map(lease -> new Granted(lease, sent));
@@ -147,6 +173,8 @@ final class JdbcAcquisition implements Acquisition {
 				return granted;
 			}
 			if (refusal.marked) {
+				// Named: it counts on notifications unless the key cycles (it reads at its own step then).
+				waiter.listens(!cycling);
 				holderLeftMicros = refusal.holderLeftMicros;
 				if (refusal.written) {
 					notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
@@ -154,6 +182,7 @@ final class JdbcAcquisition implements Acquisition {
 				}
 				return granted;
 			}
+			cycling = false; // its mark is gone: it waits as any refused writer does
 			if (refusal.otherNamed) {
 				notNamed(sent, validityMs, refusal.holderLeftMicros);
 				return granted;
@@ -177,13 +206,15 @@ final class JdbcAcquisition implements Acquisition {
 	 * left alone.
 	 */
 	private void refused(long validityMs) {
-		waiter.listens(true); // before the mark: see tryOnce
 		long sent = System.nanoTime();
 		notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared() && sql.markWaiterUnlessNamed != null) {
+			// Counts itself in after the mark, by what the mark found (see markUnlessNamed).
 			markUnlessNamed(sent, validityMs);
+			return;
 		}
-		else if (!request.shared()) {
+		waiter.listens(true); // before the mark: see tryOnce
+		if (!request.shared()) {
 			holderLeftMicros = markReadingLease(sql.markWaiterRemaining, validityMs);
 			marked |= holderLeftMicros >= 0;
 			markedUntilNanos = holderLeftMicros >= 0 ? sent + validityMs * 1_000_000L : 0;
@@ -205,7 +236,10 @@ final class JdbcAcquisition implements Acquisition {
 
 	@Override
 	public @Nullable Duration longestWait() {
-		return notified && marked && !waiter.listens() ? NOT_NAMED_STEP : null;
+		if (!notified || !marked || waiter.listens()) {
+			return null;
+		}
+		return cycling ? CYCLING_STEP : NOT_NAMED_STEP;
 	}
 
 	@Override
@@ -239,15 +273,29 @@ final class JdbcAcquisition implements Acquisition {
 	private boolean heldStill() {
 		try {
 			List<long[]> row = database.run(request.key(), "read the holder's lease", ADMIN_MS, false,
-					session -> session.query(sql.remainingMarked, rs -> new long[] { rs.getLong(1), rs.getLong(2) },
-							waiter.mark(), request.key()));
-			if (row.isEmpty() || row.get(0)[0] <= 0 || row.get(0)[1] == 0) {
+					session -> session.query(sql.remainingMarked,
+							rs -> new long[] { rs.getLong(1), rs.getLong(2), rs.getLong(3) }, waiter.mark(),
+							request.key()));
+			if (row.isEmpty()) {
+				return false;
+			}
+			long fence = row.get(0)[2];
+			boolean granted = lastFence >= 0 && fence != lastFence;
+			lastFence = fence;
+			if (row.get(0)[0] <= 0 || row.get(0)[1] == 0) {
 				return false;
 			}
 			holderLeftMicros = row.get(0)[0];
 			// Releases name the writer whose mark is on the row: while it is another's, this JVM need not listen
 			// for this waiter, which wakes at its own timers and marks again when the row has no live writer mark.
-			waiter.listens(row.get(0)[1] == 2);
+			// The named writer needs no notification either while the key cycles: each of its reads finds a later
+			// grant than the last, so the releases that woke it were taken again before its read came, each costing
+			// this JVM a wake-up and a read, and its listening backend a signal on every notifying commit. It reads
+			// every CYCLING_STEP instead, and counts on notifications again once a read finds the same grant as the
+			// one before (the holder holds on).
+			boolean named = row.get(0)[1] == 2;
+			cycling = named && granted;
+			waiter.listens(named && !cycling);
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -299,26 +347,38 @@ final class JdbcAcquisition implements Acquisition {
 	 * live writer mark.
 	 */
 	private void markUnlessNamed(long sent, long validityMs) {
-		long[] row;
+		List<long[]> rows;
 		try {
-			row = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
-					session -> session.returningTwo(sql.markWaiterUnlessNamed, waiter.mark(), validityMs, request.key(),
-							waiter.mark(), request.key()));
+			rows = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
+					session -> session.query(sql.markWaiterUnlessNamed,
+							rs -> new long[] { rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4) },
+							waiter.mark(), validityMs, request.key(), waiter.mark(), request.key()));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not mark a writer waiting for lock '" + request.key() + "'", ex);
 			holderLeftMicros = -1; // the mark may have been written: this waiter keeps counting itself in
+			waiter.listens(true);
 			return;
 		}
-		if (row == null) {
+		if (rows.isEmpty()) {
 			holderLeftMicros = 0; // the key's row is gone: the next attempt comes at once
 			markedUntilNanos = 0;
+			waiter.listens(true);
 			return;
 		}
+		long[] row = rows.get(0);
 		marked = true;
 		markedUntilNanos = sent + validityMs * 1_000_000L;
 		holderLeftMicros = Math.max(0, row[0]);
-		waiter.listens(row[1] == 1);
+		lastFence = row[2];
+		// Named on a key whose holder was granted within the last step: the key has just changed hands, as it does
+		// again and again while it cycles. The writer reads at its own step from the start rather than LISTEN for
+		// releases that are likely taken again before its read; its first read that finds the same grant makes it
+		// count on notifications (heldStill). Counted in only now: a release between the mark and the LISTEN is
+		// covered by the wake-up that follows the LISTEN (Wakeups).
+		boolean named = row[1] == 1;
+		cycling = named && row[3] == 1;
+		waiter.listens(named && !cycling);
 	}
 
 	/**

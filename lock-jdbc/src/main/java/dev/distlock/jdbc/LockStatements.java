@@ -181,8 +181,8 @@ final class LockStatements {
 
 	/**
 	 * {@link #remaining} and whose live waiting writer's mark is on the key's row (2 the given mark's, 1 another's, 0
-	 * none), a plain read that neither locks nor writes the row: what a marked writer woken by its timer reads first
-	 * ({@link JdbcAcquisition}).
+	 * none) and the row's fencing token (which every grant raises), a plain read that neither locks nor writes the
+	 * row: what a marked writer woken by its timer reads first ({@link JdbcAcquisition}).
 	 */
 	final String remainingMarked;
 
@@ -197,8 +197,9 @@ final class LockStatements {
 
 	/**
 	 * On PostgreSQL, what a refused writer without a mark runs instead of {@link #markWaiterRemaining}: it marks the
-	 * key's row only when no other writer's live mark is on it, and hands back the lease left and whether it marked
-	 * (1 or 0); no row when the key's row is gone. Null on MySQL/MariaDB.
+	 * key's row only when no other writer's live mark is on it, and hands back the lease left, whether it marked
+	 * (1 or 0), the row's fencing token, and whether its exclusive holder was granted less than
+	 * {@link JdbcAcquisition#CYCLING_STEP} ago (1 or 0); no row when the key's row is gone. Null on MySQL/MariaDB.
 	 */
 	final @Nullable String markWaiterUnlessNamed;
 
@@ -424,8 +425,7 @@ final class LockStatements {
 				+ " END, shared_until)");
 		this.remaining = "SELECT " + left + " FROM " + table + " WHERE lock_key = ?";
 		this.remainingMarked = "SELECT " + left + ", CASE WHEN " + writerLive + " THEN CASE WHEN waiter = ? "
-				+ "THEN 2 ELSE 1 END ELSE 0 END FROM " + table
-				+ " WHERE lock_key = ?";
+				+ "THEN 2 ELSE 1 END ELSE 0 END, fence FROM " + table + " WHERE lock_key = ?";
 		this.markWaiter = "UPDATE " + table + " SET waiter = ?, waiter_until = " + plus
 				+ " WHERE lock_key = ?";
 		// MariaDB has no RETURNING on UPDATE: the lease left (plus one, so that none left is not 0, which the driver
@@ -437,7 +437,9 @@ final class LockStatements {
 		this.markWaiterUnlessNamed = dialect == JdbcDialect.POSTGRESQL ? "WITH marked AS (UPDATE " + table
 				+ " SET waiter = ?, waiter_until = " + plus + " WHERE lock_key = ? AND NOT COALESCE("
 				+ "waiter <> ? AND waiter_until > " + now + ", FALSE) RETURNING 1) SELECT " + left
-				+ ", (SELECT COUNT(*) FROM marked) FROM " + table + " WHERE lock_key = ?" : null;
+				+ ", (SELECT COUNT(*) FROM marked), fence, CASE WHEN token IS NOT NULL AND acquired_at > "
+				+ now + " - INTERVAL '" + JdbcAcquisition.CYCLING_STEP.toMillis() + " milliseconds' THEN 1 ELSE 0 END FROM "
+				+ table + " WHERE lock_key = ?" : null;
 		this.markReaderRemaining = dialect == JdbcDialect.POSTGRESQL ? "UPDATE " + table + " SET waiter = CASE WHEN "
 				+ writerLive + " THEN waiter ELSE NULL END, waiter_until = CASE WHEN " + writerLive
 				+ " THEN waiter_until ELSE GREATEST(COALESCE(waiter_until, " + epoch + "), " + plus + ") END "

@@ -77,6 +77,13 @@ final class PostgresListener {
 	/** Whether the connection listens to the joined channels now. */
 	private volatile boolean listening;
 
+	/**
+	 * Odd while the connection listens, even while it does not: raised by one when it starts or stops listening, and
+	 * by two when it starts listening to one more channel. Two equal odd stamps mean it listened to every channel
+	 * throughout ({@link Wakeups.Waiter#listens(boolean)}). Written by the listener thread alone.
+	 */
+	private volatile long stamp;
+
 	private PostgresListener(DataSource dataSource) {
 		this.dataSource = dataSource;
 		java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
@@ -185,6 +192,19 @@ final class PostgresListener {
 		return listening;
 	}
 
+	/** The connection's {@link #stamp}: odd while it listens, changed by every change of what it listens to. */
+	long stamp() {
+		return stamp;
+	}
+
+	/** The connection stopped listening (the listener thread only). */
+	private void stopped() {
+		this.listening = false;
+		if ((stamp & 1) == 1) {
+			stamp++;
+		}
+	}
+
 	private void listen() {
 		long backoff = 100;
 		while (!stopped) {
@@ -226,7 +246,7 @@ final class PostgresListener {
 					}
 				}
 				finally {
-					this.listening = false;
+					stopped();
 					unlistenQuietly(connection);
 				}
 			}
@@ -257,7 +277,7 @@ final class PostgresListener {
 	 * {@code UNLISTEN *} is its last only once it goes back to the pool.)
 	 */
 	private void unlistenAll(Connection connection, Set<String> listening) throws SQLException {
-		this.listening = false;
+		stopped();
 		for (String channel : listening) {
 			execute(connection, "UNLISTEN " + channel);
 			execute(connection, "UNLISTEN " + namedChannel(channel, tag));
@@ -281,6 +301,7 @@ final class PostgresListener {
 				execute(connection, "LISTEN " + channel);
 				execute(connection, "LISTEN " + namedChannel(channel, tag));
 				listening.add(channel);
+				stamp += this.listening ? 2 : 1;
 				this.listening = true;
 				Set<Wakeups> set = members.get(channel);
 				if (set != null) {

@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * notifications for their mark); on PostgreSQL a writer marks only a row without another writer's live mark, so the
  * named writer stays named until its grant, and the others mark once no live writer mark is left; a release that finds
  * no such mark wakes every waiter of the key. Each waiter tells the LISTEN connection whether it needs notifications
- * ({@link Waiter#listens}): a writer that knows another is named does not, and a connection nobody needs does not
+ * ({@link Waiter#listens}): a writer that knows another is named does not, nor does the named writer while the key
+ * cycles faster than a notification reaches it ({@link JdbcAcquisition#CYCLING_STEP}), and a connection nobody needs does not
  * listen, since PostgreSQL signals every listening backend on each notifying commit.
  * On PostgreSQL a writer's mark is its {@link Waiter#mark()}: the owner token behind the LISTEN connection's tag, so
  * a release naming it notifies that connection's own channel and no other JVM's ({@link PostgresListener}).
@@ -70,17 +71,37 @@ final class Wakeups implements AutoCloseable {
 		/** Whether this waiter counts among those the LISTEN connection listens for; guarded by this. */
 		private boolean needing;
 
+		/**
+		 * The LISTEN connection's {@link PostgresListener#stamp()} when this waiter last began statements while not
+		 * counting itself in ({@link #beforeStatements()}), or at its registration; guarded by this.
+		 */
+		private long stampBefore;
+
 		private Waiter(String key, String mark, @Nullable PostgresListener listener) {
 			this.key = key;
 			this.mark = mark;
 			this.listener = listener;
+			this.stampBefore = listener != null ? listener.stamp() : 0;
+		}
+
+		/**
+		 * Called before an attempt's statements, which may leave this waiter named on the key's row while it does
+		 * not count itself in: a release naming it then reaches this JVM only while the LISTEN connection listens
+		 * ({@link #listens(boolean)}).
+		 */
+		synchronized void beforeStatements() {
+			if (listener != null && !needing) {
+				stampBefore = listener.stamp();
+			}
 		}
 
 		/**
 		 * Whether releases may name this waiter or wake it with every waiter of its key, so this JVM's LISTEN
-		 * connection must listen ({@link PostgresListener#need()}): from its registration, except while a writer has
-		 * read another writer's live mark on the key's row (releases name that one; it wakes at its own timers).
-		 * A waiter that listens again is woken once the LISTEN has taken effect.
+		 * connection must listen ({@link PostgresListener#need()}): a reader from its registration; a writer once a
+		 * statement found its own live mark on the key's row, except while the key cycles ({@link JdbcAcquisition}).
+		 * A waiter that counts itself in again is woken once the LISTEN has taken effect, or at once when the
+		 * connection already listens but did not listen throughout since {@link #beforeStatements()}: a release
+		 * that named it meanwhile may have gone unheard.
 		 */
 		synchronized boolean listens() {
 			return needing;
@@ -93,6 +114,13 @@ final class Wakeups implements AutoCloseable {
 			needing = needed;
 			if (needed) {
 				listener.need();
+				long now = listener.stamp();
+				if ((now & 1) == 1 && now != stampBefore) {
+					// The connection listens, but not throughout: another waiter's count started its LISTEN, whose
+					// wake-up came before this count, or it stopped and started again. Not listening now, the LISTEN
+					// this count starts wakes it.
+					signal.release();
+				}
 			}
 			else {
 				listener.unneed();

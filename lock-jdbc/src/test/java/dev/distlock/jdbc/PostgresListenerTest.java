@@ -59,7 +59,7 @@ class PostgresListenerTest {
 			assertThat(alone.release()).isTrue();
 			assertThat(notifications(listening, key, Duration.ofSeconds(1))).as("a release nobody waited for").isZero();
 
-			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			try (Acquisition waiting = other.begin(exclusive(key, Duration.ofSeconds(30)));
 					Connection named = listening(own, namedChannel(other))) {
 				assertThat(waiting.tryOnce()).isEmpty();
@@ -81,7 +81,7 @@ class PostgresListenerTest {
 		JdbcLockProvider writer = DB.provider(JdbcLockSettings.defaults());
 		JdbcLockProvider readers = DB.provider(JdbcLockSettings.defaults());
 		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1); Connection listening = listening(own)) {
-			Lease held = writer.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(writer.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			try (Acquisition waiting = readers.begin(shared(key, Duration.ofSeconds(30)))) {
 				assertThat(waiting.tryOnce()).isEmpty();
 				assertThat(held.release()).isTrue();
@@ -109,7 +109,7 @@ class PostgresListenerTest {
 				HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 2);
 				Connection listening = listening(own)) {
 			JdbcLockProvider waiters = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
-			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			LockRequest firstRequest = exclusive(key, Duration.ofSeconds(30));
 			LockRequest lastRequest = exclusive(key, Duration.ofSeconds(30));
 			try (Acquisition first = waiters.begin(firstRequest); Acquisition last = waiters.begin(lastRequest);
@@ -158,7 +158,7 @@ class PostgresListenerTest {
 			// Two JVMs as far as LISTEN goes: one listener per DataSource.
 			JdbcLockProvider a = new JdbcLockProvider(poolA, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
 			JdbcLockProvider b = new JdbcLockProvider(poolB, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
-			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			try (Acquisition first = a.begin(exclusive(key, Duration.ofSeconds(30)));
 					Acquisition second = b.begin(exclusive(key, Duration.ofSeconds(30)))) {
 				assertThat(first.tryOnce()).isEmpty(); // marks the row: named
@@ -203,7 +203,7 @@ class PostgresListenerTest {
 				HikariDataSource poolB = DB.pool(DB.jdbcUrl(DB.port()), 4)) {
 			JdbcLockProvider a = new JdbcLockProvider(poolA, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
 			JdbcLockProvider b = new JdbcLockProvider(poolB, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
-			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			try (Acquisition first = a.begin(exclusive(key, Duration.ofSeconds(30)));
 					Acquisition second = b.begin(exclusive(key, Duration.ofSeconds(30)))) {
 				assertThat(first.tryOnce()).isEmpty(); // named
@@ -253,7 +253,7 @@ class PostgresListenerTest {
 			List<String> sent = java.util.Collections.synchronizedList(new ArrayList<>());
 			JdbcLockProvider waiters = new JdbcLockProvider(recording(pool, sent), JdbcDialect.POSTGRESQL,
 					JdbcLockSettings.defaults());
-			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			List<Acquisition> waiting = new ArrayList<>();
 			try {
 				for (int i = 0; i < 4; i++) {
@@ -331,7 +331,7 @@ class PostgresListenerTest {
 			JdbcLockProvider waiters = new JdbcLockProvider(recording(pool, sent), JdbcDialect.POSTGRESQL,
 					JdbcLockSettings.defaults());
 			LockRequest first = exclusive(key, Duration.ofMinutes(5));
-			Lease held = holder.tryAcquire(first).orElseThrow();
+			Lease held = settled(holder.tryAcquire(first).orElseThrow());
 			try (Acquisition waiting = waiters.begin(exclusive(key, Duration.ofSeconds(30)))) {
 				assertThat(waiting.tryOnce()).isEmpty();
 				awaitListeners(admin, application, 1);
@@ -352,9 +352,13 @@ class PostgresListenerTest {
 					locking.rollback();
 				}
 
-				// The holder's next release names it again, and now the key is free.
+				// Its read found a later grant than its mark did: the key cycles, and the named writer reads at its own
+				// step instead of counting on notifications, until a read finds the same grant again.
+				assertThat(waiting.longestWait()).isEqualTo(JdbcAcquisition.CYCLING_STEP);
+
+				// The holder's next release names it again, and now the key is free: its next read finds it so.
 				assertThat(again.release()).isTrue();
-				assertThat(waiting.awaitSignal(PATIENCE)).as("named again").isTrue();
+				waiting.awaitSignal(JdbcAcquisition.CYCLING_STEP);
 				assertThat(waiting.tryOnce()).hasValueSatisfying(
 						granted -> assertThat(granted.lease().release()).isTrue());
 			}
@@ -363,6 +367,137 @@ class PostgresListenerTest {
 		finally {
 			holder.close();
 		}
+	}
+
+	@Test
+	void aNamedWriterWhoseKeyCyclesReadsAtItsOwnStepWithoutListeningAndListensAgainOnceTheHolderHoldsOn()
+			throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			JdbcLockProvider waiters = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
+			try (Acquisition waiting = waiters.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty(); // marks the row: named, and counts on notifications
+				assertThat(waiting.longestWait()).isNull();
+				awaitListeners(admin, application, 1);
+				waiters.wakeups().wakeAll(); // so that the longer wait below ends at once
+				waiting.awaitSignal(Duration.ofSeconds(10)); // a longer wait: the next mark lives 30 s, not 1 s
+				assertThat(waiting.tryOnce()).isEmpty();
+				waiting.awaitSignal(Duration.ZERO); // a wake-up left from the LISTEN, if the listener took it late
+
+				// The key changes hands again before the named writer's read: its read finds a later grant.
+				assertThat(held.release()).isTrue();
+				Lease again = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+				assertThat(waiting.awaitSignal(PATIENCE)).as("named by the release").isTrue();
+				assertThat(waiting.tryOnce()).isEmpty();
+				assertThat(waiting.longestWait()).as("reads at its own step").isEqualTo(JdbcAcquisition.CYCLING_STEP);
+				assertThat(waiters.wakeups().listener().needing()).isZero();
+				awaitListeners(admin, application, 0);
+
+				// Once more: still cycling, still not listening.
+				assertThat(again.release()).isTrue();
+				Lease third = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+				waiting.awaitSignal(JdbcAcquisition.CYCLING_STEP);
+				assertThat(waiting.tryOnce()).isEmpty();
+				assertThat(waiting.longestWait()).isEqualTo(JdbcAcquisition.CYCLING_STEP);
+				assertThat(listeners(admin, application)).isZero();
+
+				// The holder holds on: the next read finds the same grant, and the writer counts on notifications.
+				waiting.awaitSignal(JdbcAcquisition.CYCLING_STEP);
+				assertThat(waiting.tryOnce()).isEmpty();
+				assertThat(waiting.longestWait()).isNull();
+				assertThat(waiters.wakeups().listener().needing()).isEqualTo(1);
+				awaitListeners(admin, application, 1);
+				assertThat(third.release()).isTrue();
+				assertThat(grantedAfterWakeUps(waiting)).as("woken by the release's NOTIFY").isTrue();
+			}
+			waiters.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	@Test
+	void aWaiterThatCountsItselfInAfterAnotherStartedTheListenWakesItselfAndOneThatFoundItListeningThroughoutDoesNot()
+			throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			JdbcLockProvider provider = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Wakeups wakeups = provider.wakeups();
+			String token = dev.distlock.core.internal.OwnerTokens.next();
+			// A writer before its statements, not counting itself in: nobody needs the connection, it listens to nothing.
+			Wakeups.Waiter writer = wakeups.register("listen:w:" + System.nanoTime(), token, false);
+			writer.beforeStatements();
+			// Another waiter of the JVM counts itself in: the connection LISTENs, and wakes the waiters counted in then.
+			Wakeups.Waiter reader = wakeups.register("listen:r:" + System.nanoTime(), token, true);
+			awaitListeners(admin, application, 1);
+			assertThat(reader.await(PATIENCE)).as("woken once the LISTEN took effect").isTrue();
+			// The writer's statement named it meanwhile, as far as it knows: a release then went unheard. Counting
+			// itself in now starts no LISTEN (the connection listens), so it wakes itself.
+			writer.listens(true);
+			assertThat(writer.await(Duration.ZERO)).as("woken at once").isTrue();
+
+			// A writer whose statements all ran while the connection listened is not woken by its count.
+			Wakeups.Waiter later = wakeups.register("listen:l:" + System.nanoTime(), token, false);
+			later.beforeStatements();
+			later.listens(true);
+			assertThat(later.await(Duration.ZERO)).as("a release naming it reached the connection").isFalse();
+			writer.close();
+			reader.close();
+			later.close();
+			provider.close();
+		}
+	}
+
+	@Test
+	void aWriterNamedWithinAStepOfTheHoldersGrantStartsOutReadingAtItsStepAndListensOnceTheHolderHoldsOn()
+			throws Exception {
+		String application = "distlock-listen-" + System.nanoTime();
+		String key = "listen:" + System.nanoTime();
+		DataSource admin = DB.dataSource();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults()); // another DataSource: wakes only by NOTIFY
+		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
+			JdbcLockProvider waiters = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
+			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			// However long the statements below take here, the database's clock says the holder was granted within
+			// the last step (the key has just changed hands).
+			new JdbcTemplate(admin).update("UPDATE " + JdbcLockSettings.DEFAULT_TABLE
+					+ " SET acquired_at = clock_timestamp() + INTERVAL '1 hour' WHERE lock_key = ?", key);
+			try (Acquisition waiting = waiters.begin(exclusive(key, Duration.ofSeconds(30)))) {
+				assertThat(waiting.tryOnce()).isEmpty(); // marks the row: named
+				assertThat(waiting.longestWait()).as("reads at its own step from the start")
+					.isEqualTo(JdbcAcquisition.CYCLING_STEP);
+				assertThat(waiters.wakeups().listener().needing()).as("no LISTEN for it").isZero();
+
+				// The holder holds on: the first read finds the grant the mark found.
+				waiting.awaitSignal(JdbcAcquisition.CYCLING_STEP);
+				assertThat(waiting.tryOnce()).isEmpty();
+				assertThat(waiting.longestWait()).isNull();
+				awaitListeners(admin, application, 1);
+				assertThat(held.release()).isTrue();
+				assertThat(grantedAfterWakeUps(waiting)).as("woken by the release's NOTIFY").isTrue();
+			}
+			waiters.close();
+		}
+		finally {
+			holder.close();
+		}
+	}
+
+	/**
+	 * The lease, once it was granted more than {@link JdbcAcquisition#CYCLING_STEP} ago: a writer that marks the key's
+	 * row within one step of the holder's grant starts out reading the row at its own step (the key has just changed
+	 * hands, as it does again and again while it cycles), and the tests that take this lease are about a writer that
+	 * counts on notifications. A sleep only ever makes the grant older, however loaded the machine.
+	 */
+	private static Lease settled(Lease lease) throws InterruptedException {
+		Thread.sleep(2 * JdbcAcquisition.CYCLING_STEP.toMillis());
+		return lease;
 	}
 
 	/** A connection whose open transaction holds the lock of the key's row; roll it back to let go. */
@@ -414,7 +549,7 @@ class PostgresListenerTest {
 		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
 		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
 			JdbcLockProvider waiters = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
-			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			try (Acquisition waiting = waiters.begin(exclusive(key, Duration.ofSeconds(30)))) {
 				assertThat(waiting.tryOnce()).isEmpty();
 				awaitListeners(admin, application, 1);
@@ -449,7 +584,7 @@ class PostgresListenerTest {
 		try (HikariDataSource own = DB.pool(DB.jdbcUrl(DB.port()), 1); Connection listening = listening(own)) {
 			for (String key : new String[] { odd, longest }) {
 				dev.distlock.core.LockKeys.validate(key);
-				Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+				Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 				LockRequest request = exclusive(key, Duration.ofSeconds(30));
 				try (Acquisition waiting = waiters.begin(request)) {
 					try (var statement = listening.createStatement()) {
@@ -537,8 +672,8 @@ class PostgresListenerTest {
 		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 6)) {
 			JdbcLockProvider first = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
 			JdbcLockProvider second = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
-			Lease a = holder.tryAcquire(exclusive(prefix + "a", Duration.ofMinutes(5))).orElseThrow();
-			Lease b = holder.tryAcquire(exclusive(prefix + "b", Duration.ofMinutes(5))).orElseThrow();
+			Lease a = settled(holder.tryAcquire(exclusive(prefix + "a", Duration.ofMinutes(5))).orElseThrow());
+			Lease b = settled(holder.tryAcquire(exclusive(prefix + "b", Duration.ofMinutes(5))).orElseThrow());
 			try (Acquisition waitingA = first.begin(exclusive(prefix + "a", Duration.ofSeconds(30)));
 					Acquisition waitingB = second.begin(exclusive(prefix + "b", Duration.ofSeconds(30)))) {
 				assertThat(waitingA.tryOnce()).isEmpty();
@@ -601,7 +736,7 @@ class PostgresListenerTest {
 		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
 		try (HikariDataSource pool = DB.pool(DB.jdbcUrl(DB.port()) + "?ApplicationName=" + application, 4)) {
 			JdbcLockProvider waiter = new JdbcLockProvider(pool, JdbcDialect.POSTGRESQL, JdbcLockSettings.defaults());
-			Lease held = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
 			try (Acquisition waiting = waiter.begin(exclusive(key, Duration.ofSeconds(30)))) {
 				assertThat(waiting.tryOnce()).isEmpty();
 				awaitListeners(admin, application, 1);
