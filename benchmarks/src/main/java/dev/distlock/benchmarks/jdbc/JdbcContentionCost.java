@@ -14,12 +14,14 @@ import dev.distlock.benchmarks.harness.ContentionResult;
 
 /**
  * Where the work of K clients on one key goes, for one arm: the suite's contention figures (cycles per second,
- * hand-off p50 and p99), the database server's CPU and the whole JVM's CPU per cycle, the CPU of the JVM's threads that
+ * hand-off p50 and p99, how many cycles were hand-offs, starved clients, overlaps, and the wait's p99 and maximum),
+ * the database server's CPU and the whole JVM's CPU per cycle, the CPU of the JVM's threads that
  * outlive the window by name (digits folded, so the listeners of 32 clients are one row; the clients' own threads end
  * with the window and are only in the JVM's total), and each statement's calls per cycle with the server's mean time
  * per call ({@link BenchmarkDatabase#statementTimes}). On a fresh server of its own, one arm per run. Run with
  * {@code java -Dcontention.arm=distlock -Dcontention.clients=32 -Dcontention.seconds=12 -Dcontention.database=postgres
- * -cp 'benchmarks.jar:lib/*' dev.distlock.benchmarks.jdbc.JdbcContentionCost}; the arms are {@code floor},
+ * -cp 'benchmarks.jar:lib/*' dev.distlock.benchmarks.jdbc.JdbcContentionCost} ({@code -Dcontention.warmup=<seconds>},
+ * 3 by default, is the warm-up before the window); the arms are {@code floor},
  * {@code distlock} and {@code integration}, the databases {@code postgres} and {@code mariadb}.
  */
 public final class JdbcContentionCost {
@@ -47,7 +49,7 @@ public final class JdbcContentionCost {
 			long[] before = new long[2];
 			long[] after = new long[2];
 			Map<String, Long> byName = new TreeMap<>();
-			ContentionResult result = Contention.run(arm::newClient, clients, "cost:c" + clients, Duration.ofSeconds(3),
+			ContentionResult result = Contention.run(arm::newClient, clients, "cost:c" + clients, Duration.ofSeconds(Integer.getInteger("contention.warmup", 3)),
 					window, () -> {
 						for (long id : threads.getAllThreadIds()) {
 							threadsBefore.put(id, threads.getThreadCpuTime(id));
@@ -71,6 +73,10 @@ public final class JdbcContentionCost {
 					+ window.toSeconds() + " s");
 			System.out.printf(Locale.ROOT, "%,.0f cycles/s, hand-off p50 %.3f ms, p99 %.3f ms%n",
 					result.cyclesPerSecond(), result.handOffMillis(50), result.handOffMillis(99));
+			System.out.printf(Locale.ROOT,
+					"%,d hand-offs in %,d cycles, %d starved, %d overlaps, wait p99 %.1f ms, max %.1f ms%n",
+					result.handOff().getTotalCount(), result.cycles(), result.starved(), result.violations(),
+					result.waitMillis(99), result.waitMillis(100));
 			System.out.printf(Locale.ROOT, "server CPU %.0f us per cycle, JVM CPU %.0f us per cycle%n",
 					(after[0] - before[0]) / cycles / 1e3, (after[1] - before[1]) / cycles / 1e3);
 			System.out.println("JVM threads that outlive the window, CPU per cycle:");
