@@ -162,9 +162,9 @@ final class JdbcAcquisition implements Acquisition {
 			}
 			// A marked writer's later attempts mark with the attempt, in one statement. It counts itself in by what the
 			// statement found, once it returns: a release naming it between the two either reaches this JVM's LISTEN
-			// connection, listening for another waiter, or comes before the LISTEN this waiter's count starts, whose
-			// wake-up it gets ({@link Wakeups}). A writer not named that finds the key free and loses the race to
-			// another so never makes this JVM LISTEN at all.
+			// connection, listening for another waiter throughout, or comes before a LISTEN whose wake-up it gets (the
+			// one its count starts; one another waiter's count started, and it then wakes itself: Wakeups.Waiter).
+			// A writer not named that finds the key free and loses the race to another so never makes this JVM LISTEN.
 			JdbcAcquirer.Refusal refusal = new JdbcAcquirer.Refusal();
 			Optional<Granted> granted = acquirer.tryAcquireOrMark(request, waiter.mark(), validityMs, refusal)
 				.map(lease -> new Granted(lease, sent));
