@@ -74,11 +74,8 @@ final class PostgresListener {
 	/** Counts every {@link #need()} and {@link #unneed()}: the listener polls briefly while it moves. */
 	private long needChanges;
 
-	/** Whether the connection listens to the joined channels now. */
-	private volatile boolean listening;
-
 	/**
-	 * Odd while the connection listens, even while it does not: raised by one when it starts or stops listening, and
+	 * Odd while the connection listens to the joined channels, even while it does not: raised by one when it starts or stops listening, and
 	 * by two when it starts listening to one more channel. Two equal odd stamps mean it listened to every channel
 	 * throughout ({@link Wakeups.Waiter#listens(boolean)}). Written by the listener thread alone.
 	 */
@@ -187,9 +184,9 @@ final class PostgresListener {
 		}
 	}
 
-	/** Whether the connection listens now (tests). */
+	/** Whether the connection listens to the joined channels now: while its {@link #stamp} is odd. */
 	boolean listening() {
-		return listening;
+		return (stamp & 1) == 1;
 	}
 
 	/** The connection's {@link #stamp}: odd while it listens, changed by every change of what it listens to. */
@@ -199,8 +196,7 @@ final class PostgresListener {
 
 	/** The connection stopped listening (the listener thread only). */
 	private void stopped() {
-		this.listening = false;
-		if ((stamp & 1) == 1) {
+		if (listening()) {
 			stamp++;
 		}
 	}
@@ -301,8 +297,7 @@ final class PostgresListener {
 				execute(connection, "LISTEN " + channel);
 				execute(connection, "LISTEN " + namedChannel(channel, tag));
 				listening.add(channel);
-				stamp += this.listening ? 2 : 1;
-				this.listening = true;
+				stamp += listening() ? 2 : 1;
 				Set<Wakeups> set = members.get(channel);
 				if (set != null) {
 					set.forEach(Wakeups::wakeListening);
