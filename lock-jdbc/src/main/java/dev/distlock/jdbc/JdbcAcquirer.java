@@ -104,6 +104,14 @@ final class JdbcAcquirer {
 		/** Whether another writer's live mark is on the row, so this one's was not written: releases name that one. */
 		boolean otherNamed;
 
+		/** The fencing token on the key's row, from the statement's snapshot; -1 when there was no row, or unknown. */
+		long fence = -1;
+
+		/**
+		 * Whose live writer mark the statement's snapshot found on the row: 0 none, 1 another writer's, 2 this one's.
+		 */
+		int writerMark;
+
 	}
 
 	/**
@@ -318,9 +326,10 @@ final class JdbcAcquirer {
 		String token = request.token();
 		long[] row = database.run(key, "acquire", bound, false, session -> session.query(sql.acquireExclusiveOrMark,
 				rs -> new long[] { rs.getObject(1) != null ? rs.getLong(1) : -1, rs.getObject(2) != null ? 1 : 0,
-						rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5) },
-				key, token, owner, host, request.lockId(), key, leaseMs, nominalLease, mark, validityMs, key, mark,
-				validityMs / 2, key, key, mark, validityMs / 2, key, mark)).get(0);
+						rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
+						rs.getObject(6) != null ? rs.getLong(6) : -1, rs.getLong(7) },
+				key, token, owner, host, request.lockId(), key, leaseMs, nominalLease, key, token, mark, validityMs,
+				key, mark, validityMs / 2, key, key, mark, validityMs / 2, key, mark, key, mark, key)).get(0);
 		if (row[0] >= 0) {
 			seen.waiter = true; // this writer's own mark: its waiter_until stays, and others may wait
 			return row[0];
@@ -329,6 +338,8 @@ final class JdbcAcquirer {
 		refusal.written = row[4] > 0;
 		refusal.marked = row[4] > 0 || row[3] > 0;
 		refusal.otherNamed = !refusal.marked && row[5] > 0;
+		refusal.fence = row[6];
+		refusal.writerMark = (int) row[7];
 		return null;
 	}
 

@@ -24,12 +24,13 @@ import dev.distlock.core.spi.LockRequest;
  * On PostgreSQL a marked writer's later attempts are one statement each, the attempt and the mark together
  * ({@link JdbcAcquirer#tryAcquireOrMark}), and the mark is rewritten only when half its validity has run out; the
  * first attempt stays the plain one, so an uncontended acquire is one statement. A release that finds a live writer mark names that
- * writer in its NOTIFY and wakes only it ({@link Wakeups}). A marked writer whose wait ends, named or not, first reads
- * the row without locking it, and waits again while a lease runs and a writer mark lives ({@link #heldStill}): a
- * named writer whose releasing holder took the key again at once does not queue for the row lock behind that
- * holder's statements. While the key cycles (each such read finds a later grant than the one before), the named writer
- * stops counting on notifications and reads the row every {@link #CYCLING_STEP} until a read finds the same grant
- * again. On PostgreSQL a waiting reader leaves a mark too, one that
+ * writer in its NOTIFY and wakes only it ({@link Wakeups}). The named writer's attempt reads the row in its own
+ * snapshot and attempts only where that finds the key free, in the same statement: one whose releasing holder took
+ * the key again at once does not queue for the row lock behind that holder's statements, and one that finds the key
+ * free is granted in the round trip of its read. A writer not named first reads the row without locking it, and
+ * waits again while a lease runs and a writer mark lives ({@link #heldStill}). While the key cycles (each read finds
+ * a later grant than the one before), the named writer stops counting on notifications and attempts every
+ * {@link #CYCLING_STEP} until a read finds the same grant again. On PostgreSQL a waiting reader leaves a mark too, one that
  * gives no priority: both keep the row's {@code waiter_until} live while they wait, which is what makes a release send
  * its NOTIFY (a release nobody waits for sends none). No connection is held while it waits.
  */
@@ -59,9 +60,9 @@ final class JdbcAcquisition implements Acquisition {
 	/**
 	 * On PostgreSQL, how often the named writer reads the key's row while the key cycles: while each of its reads finds
 	 * a later grant than the one before (the holder releases and takes the key again, or others do, faster than a
-	 * notification reaches the writer and its read reaches the row), it stops counting on notifications and reads
-	 * this often instead ({@link #heldStill}). At least a healthy round trip; a hand-off it catches comes within one
-	 * step and one round trip of the release.
+	 * notification reaches the writer and its read reaches the row), it stops counting on notifications and attempts
+	 * this often instead, each attempt reading the row first in its own snapshot ({@link #sawRow}). At least a healthy
+	 * round trip; a hand-off it catches comes within one step and one round trip of the release.
 	 */
 	static final Duration CYCLING_STEP = Duration.ofMillis(3);
 
@@ -98,18 +99,12 @@ final class JdbcAcquisition implements Acquisition {
 
 	/**
 	 * On PostgreSQL, whether this named writer waits by reading the key's row every {@link #CYCLING_STEP} instead of
-	 * by notifications, because the key cycles ({@link #heldStill}).
+	 * by notifications, because the key cycles ({@link #sawRow}).
 	 */
 	private boolean cycling;
 
 	/** The fencing token on the key's row at this writer's last read of it, or -1 before the first. */
 	private long lastFence = -1;
-
-	/**
-	 * On PostgreSQL, when this writer's last mark ends ({@link System#nanoTime()}, counted from before it was sent), or
-	 * 0 when unknown.
-	 */
-	private long markedUntilNanos;
 
 	JdbcAcquisition(JdbcAcquirer acquirer, LockDatabase database, LockStatements sql, Wakeups wakeups,
 			LockRequest request) {
@@ -153,11 +148,10 @@ final class JdbcAcquisition implements Acquisition {
 		long validityMs = markValidityMillis();
 		if (marked && sql.acquireExclusiveOrMark != null) {
 			// A writer that knows another is named has no mark to renew: it reads first, and attempts (and may mark)
-			// only when the read finds the key free or no live writer mark on it. A named writer reads first too while
-			// its mark has more than half its validity left, and so does one while the key cycles, which then attempts
-			// only to renew its mark.
-			boolean fresh = sent + validityMs * 500_000L < markedUntilNanos;
-			if ((cycling || !waiter.listens() || fresh) && heldStill() && (fresh || (!waiter.listens() && !cycling))) {
+			// only when the read finds the key free or no live writer mark on it. The named writer's attempt reads
+			// the row itself: it attempts only where its snapshot finds the key free, so on a key held still it
+			// neither locks the row nor, while its mark has more than half its validity left, writes anything.
+			if (!waiter.listens() && !cycling && heldStill()) {
 				return Optional.empty();
 			}
 			// A marked writer's later attempts mark with the attempt, in one statement. It counts itself in by what the
@@ -172,19 +166,19 @@ final class JdbcAcquisition implements Acquisition {
 				marked = false; // an exclusive grant removes the mark
 				return granted;
 			}
+			sawRow(refusal.fence, refusal.holderLeftMicros, refusal.writerMark);
 			if (refusal.marked) {
 				// Named: it counts on notifications unless the key cycles (it reads at its own step then).
 				waiter.listens(!cycling);
 				holderLeftMicros = refusal.holderLeftMicros;
 				if (refusal.written) {
 					notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
-					markedUntilNanos = sent + validityMs * 1_000_000L;
 				}
 				return granted;
 			}
 			cycling = false; // its mark is gone: it waits as any refused writer does
 			if (refusal.otherNamed) {
-				notNamed(sent, validityMs, refusal.holderLeftMicros);
+				notNamed(refusal.holderLeftMicros);
 				return granted;
 			}
 			refused(validityMs);
@@ -210,14 +204,13 @@ final class JdbcAcquisition implements Acquisition {
 		notifiedUntilNanos = sent + validityMs * 1_000_000L + NOTIFY_GRACE.toNanos();
 		if (!request.shared() && sql.markWaiterUnlessNamed != null) {
 			// Counts itself in after the mark, by what the mark found (see markUnlessNamed).
-			markUnlessNamed(sent, validityMs);
+			markUnlessNamed(validityMs);
 			return;
 		}
 		waiter.listens(true); // before the mark: see tryOnce
 		if (!request.shared()) {
 			holderLeftMicros = markReadingLease(sql.markWaiterRemaining, validityMs);
 			marked |= holderLeftMicros >= 0;
-			markedUntilNanos = holderLeftMicros >= 0 ? sent + validityMs * 1_000_000L : 0;
 			if (holderLeftMicros == NO_ROW) {
 				holderLeftMicros = 0;
 			}
@@ -260,15 +253,15 @@ final class JdbcAcquisition implements Acquisition {
 	}
 
 	/**
-	 * On PostgreSQL, for a marked writer whose wait ended (a release named it, its timer ran out, or it was woken with
-	 * every waiter of the key) while its mark has more than half its validity left (so its attempt would leave the mark
-	 * in place): whether a plain read of the key's row, which neither locks nor writes it, finds a lease still running
-	 * (an exclusive holder's or a reader's) and a live waiting writer's mark (this one's or another's). Then the attempt
-	 * is refused without queueing for the row lock behind the holder's statements, and the waiter waits again. Nothing is missed: while a writer's mark lives a release sends a NOTIFY
-	 * naming that writer (this one is woken if named), a lease that ends unreleased is read here as ended, and a key
-	 * left with no writer mark (the named writer was granted) is marked by the usual attempt, so releases keep naming
-	 * one writer instead of waking every waiter. False when the read finds the key free or unmarked or fails: the
-	 * usual attempt follows.
+	 * On PostgreSQL, for a marked writer that does not count on notifications and does not cycle (one that knows
+	 * another writer is named), whose wait ended at its timer or with every waiter of the key: whether a plain read of
+	 * the key's row, which neither locks nor writes it, finds a lease still running (an exclusive holder's or a
+	 * reader's) and a live waiting writer's mark (this one's or another's). Then the waiter waits again, without an
+	 * attempt's heavier statement. Nothing is missed: while a writer's mark lives a release sends a NOTIFY naming that
+	 * writer (a read that finds this one named makes it count on notifications), a lease that ends unreleased is read
+	 * here as ended, and a key left with no writer mark (the named writer was granted) is marked by the usual attempt,
+	 * so releases keep naming one writer instead of waking every waiter. False when the read finds the key free or
+	 * unmarked or fails: the usual attempt follows.
 	 */
 	private boolean heldStill() {
 		try {
@@ -279,29 +272,43 @@ final class JdbcAcquisition implements Acquisition {
 			if (row.isEmpty()) {
 				return false;
 			}
-			long fence = row.get(0)[2];
-			boolean granted = lastFence >= 0 && fence != lastFence;
-			lastFence = fence;
-			if (row.get(0)[0] <= 0 || row.get(0)[1] == 0) {
+			if (!sawRow(row.get(0)[2], row.get(0)[0], (int) row.get(0)[1])) {
 				return false;
 			}
 			holderLeftMicros = row.get(0)[0];
-			// Releases name the writer whose mark is on the row: while it is another's, this JVM need not listen
-			// for this waiter, which wakes at its own timers and marks again when the row has no live writer mark.
-			// The named writer needs no notification either while the key cycles: each of its reads finds a later
-			// grant than the last, so the releases that woke it were taken again before its read came, each costing
-			// this JVM a wake-up and a read, and its listening backend a signal on every notifying commit. It reads
-			// every CYCLING_STEP instead, and counts on notifications again once a read finds the same grant as the
-			// one before (the holder holds on).
-			boolean named = row.get(0)[1] == 2;
-			cycling = named && granted;
-			waiter.listens(named && !cycling);
 			return true;
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not read the lease left on lock '" + request.key() + "'", ex);
 			return false;
 		}
+	}
+
+	/**
+	 * What a read of the key's row found (the plain read, or the snapshot of a marked writer's attempt): its fencing
+	 * token (-1 when unknown), the lease left on it and whose live writer mark is on it (0 none, 1 another's, 2 this
+	 * writer's). Whether the key is held still and marked; then also whether this writer is the named one, which waits
+	 * for notifications unless the key cycles.
+	 */
+	private boolean sawRow(long fence, long leftMicros, int writerMark) {
+		boolean granted = lastFence >= 0 && fence >= 0 && fence != lastFence;
+		if (fence >= 0) {
+			lastFence = fence;
+		}
+		if (leftMicros <= 0 || writerMark == 0) {
+			return false;
+		}
+		// Releases name the writer whose mark is on the row: while it is another's, this JVM need not listen for this
+		// waiter, which wakes at its own timers and marks again when the row has no live writer mark. The named
+		// writer needs no notification either while the key cycles: each of its reads finds a later grant than the
+		// last, so the releases that woke it were taken again before its read came, each costing this JVM a wake-up
+		// and a read, and its listening backend a signal on every notifying commit. It reads every CYCLING_STEP
+		// instead, and counts on notifications again once a read finds the same grant as the one before (the holder
+		// holds on).
+		boolean named = writerMark == 2;
+		cycling = named && granted;
+		waiter.listens(named && !cycling);
+		return true;
 	}
 
 	@Override
@@ -341,12 +348,12 @@ final class JdbcAcquisition implements Acquisition {
 	}
 
 	/**
-	 * On PostgreSQL, a refused writer's mark: written only where no other writer's live mark is on the row. Either way
-	 * the writer then reads the row before its attempts while half the validity is left ({@link #heldStill}): a named
-	 * writer is woken by the release naming it, one not named wakes at its own timers and marks once the row has no
-	 * live writer mark.
+	 * On PostgreSQL, a refused writer's mark: written only where no other writer's live mark is on the row. A named
+	 * writer is then woken by the release naming it, and its attempts read the row in their own snapshot; one not named
+	 * wakes at its own timers, reads the row first ({@link #heldStill}), and marks once the row has no live writer
+	 * mark.
 	 */
-	private void markUnlessNamed(long sent, long validityMs) {
+	private void markUnlessNamed(long validityMs) {
 		List<long[]> rows;
 		try {
 			rows = database.run(request.key(), "mark a waiting writer", ADMIN_MS, false,
@@ -362,19 +369,17 @@ final class JdbcAcquisition implements Acquisition {
 		}
 		if (rows.isEmpty()) {
 			holderLeftMicros = 0; // the key's row is gone: the next attempt comes at once
-			markedUntilNanos = 0;
 			waiter.listens(true);
 			return;
 		}
 		long[] row = rows.get(0);
 		marked = true;
-		markedUntilNanos = sent + validityMs * 1_000_000L;
 		holderLeftMicros = Math.max(0, row[0]);
 		lastFence = row[2];
 		// Named on a key whose holder was granted within the last step: the key has just changed hands, as it does
 		// again and again while it cycles. The writer reads at its own step from the start rather than LISTEN for
 		// releases that are likely taken again before its read; its first read that finds the same grant makes it
-		// count on notifications (heldStill). Counted in only now: a release between the mark and the LISTEN is
+		// count on notifications (sawRow). Counted in only now: a release between the mark and the LISTEN is
 		// covered by the wake-up that follows the LISTEN (Wakeups).
 		boolean named = row[1] == 1;
 		cycling = named && row[3] == 1;
@@ -383,11 +388,10 @@ final class JdbcAcquisition implements Acquisition {
 
 	/**
 	 * A writer's attempt found another writer's live mark and left it: releases name that writer until its grant. This
-	 * one waits at its own timers, reading the row first while half the validity is left.
+	 * one waits at its own timers, reading the row first ({@link #heldStill}).
 	 */
-	private void notNamed(long sent, long validityMs, long leftMicros) {
+	private void notNamed(long leftMicros) {
 		holderLeftMicros = leftMicros;
-		markedUntilNanos = sent + validityMs * 1_000_000L;
 		waiter.listens(false);
 	}
 

@@ -78,12 +78,16 @@ final class LockStatements {
 
 	/**
 	 * On PostgreSQL, a waiting writer's later attempt: {@link #acquireExclusive} and, when it refuses, the writer's
-	 * mark, in one statement. The mark is written (by a second data-modifying CTE, which sees the attempt's result and
-	 * re-checks the row's latest version under the row lock the refused attempt took) only when the row's mark is not
-	 * this writer's with at least the given time left, so a live writer mark exists whenever this statement refuses.
-	 * Returns one row: the fencing token (null when refused), the lease left on the key in microseconds and whether
-	 * the mark is this writer's, read from the statement's snapshot (taken before the attempt), and whether it wrote
-	 * the mark. Null on MySQL/MariaDB.
+	 * mark, in one statement. The attempt runs only where the statement's snapshot finds the key free (or held by this
+	 * very token): a key held still is read, not locked, so the attempt costs no row lock behind the holder's
+	 * statements, and a writer that finds the key free attempts in the same round trip as its read. The mark is
+	 * written (by a second data-modifying CTE, which sees the attempt's result and re-checks the row's latest version
+	 * under the row lock it takes) only when the row's mark is not this writer's with at least the given time left,
+	 * so a live writer mark exists whenever this statement refuses. Returns one row: the fencing token (null when
+	 * refused); the lease left on the key in microseconds, whether the mark is this writer's with the given time left,
+	 * whether it wrote the mark, whether another writer's live mark is on the row, the row's fencing token, and whose
+	 * live writer mark is on it (0 none, 1 another's, 2 this writer's), all read from the statement's snapshot (taken
+	 * before the attempt). Null on MySQL/MariaDB.
 	 */
 	final @Nullable String acquireExclusiveOrMark;
 
@@ -315,6 +319,7 @@ final class LockStatements {
 		this.insertExclusive = insertInto + table + exclusiveRow + onConflict + returning;
 		this.insertExclusiveStrict = postgres ? "INSERT INTO " + table + exclusiveRow + returning : null;
 		@Nullable String upsert = null;
+		@Nullable String gatedUpsert = null;
 		// A grant to the token that still holds the row (a replayed acquire whose first reply was lost) keeps its
 		// fencing token, acquisition and renewal time and a waiting writer's mark, and only restarts the lease.
 		if (dialect == JdbcDialect.POSTGRESQL) {
@@ -326,8 +331,7 @@ final class LockStatements {
 			// waiter_until, until when other waiters may still wait and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
-			upsert = "INSERT INTO " + table + " AS t" + exclusiveRow
-					+ " ON CONFLICT (lock_key) DO UPDATE "
+			upsert = "INSERT INTO " + table + " AS t" + exclusiveRow + " ON CONFLICT (lock_key) DO UPDATE "
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
@@ -340,6 +344,18 @@ final class LockStatements {
 					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence, CASE WHEN "
 					+ "t.waiter_until > " + notifyUntil(dialect) + " THEN 1 ELSE 0 END AS waited";
 			this.acquireExclusive = upsert;
+			// A waiting writer's attempt runs only where the statement's snapshot finds the key free (or held by this
+			// very token, a replayed grant): the same conditions as the grant's, read without locking the row, so an
+			// attempt on a key held still does not queue for its row lock behind the holder's statements. The upsert's
+			// own WHERE decides the grant on the row's latest version, as ever. INSERT ... SELECT inserts nothing when
+			// the read finds the key held; its values are cast, as they have no column to take their types from.
+			String free = "NOT EXISTS (SELECT 1 FROM " + table + " g WHERE g.lock_key = ? AND NOT ((g.token IS NULL OR "
+					+ "g.expires_at <= " + now + " OR g.token = ?) AND g.shared_until <= " + now + "))";
+			String gatedRow = " (lock_key, token, owner_name, owner_host, lock_id, fence, acquired_at, expires_at, "
+					+ "ttl_ms, shared_until) SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), "
+					+ "CAST(? AS TEXT), " + fence + ", " + now + ", " + plus + ", CAST(? AS BIGINT), " + epoch + " WHERE "
+					+ free;
+			gatedUpsert = upsert.replace(" AS t" + exclusiveRow + " ON CONFLICT", " AS t" + gatedRow + " ON CONFLICT");
 			this.grantExclusive = null;
 		}
 		else {
@@ -446,8 +462,8 @@ final class LockStatements {
 				+ "WHERE lock_key = ? RETURNING " + left : null;
 		// The mark is rewritten when less than the given time is left on it (its second and fifth parameters), not
 		// after each refusal: a waiter woken again and again by releases it loses keeps its mark in place.
-		this.acquireExclusiveOrMark = upsert == null ? null
-				: "WITH attempt AS (" + upsert + "), marked AS (UPDATE " + table + " SET waiter = ?, "
+		this.acquireExclusiveOrMark = gatedUpsert == null ? null
+				: "WITH attempt AS (" + gatedUpsert + "), marked AS (UPDATE " + table + " SET waiter = ?, "
 						+ "waiter_until = " + plus + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM "
 						+ "attempt) AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now
 						+ " OR (waiter = ? AND waiter_until <= " + plus + ")) RETURNING 1) "
@@ -455,7 +471,8 @@ final class LockStatements {
 						+ "(SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND "
 						+ "waiter = ? AND waiter_until > " + plus + "), (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) "
 						+ "FROM " + table + " WHERE lock_key = ? AND waiter <> ? AND waiter_until > " + now
-						+ ")";
+						+ "), (SELECT fence FROM " + table + " WHERE lock_key = ?), (SELECT CASE WHEN " + writerLive
+						+ " THEN CASE WHEN waiter = ? THEN 2 ELSE 1 END ELSE 0 END FROM " + table + " WHERE lock_key = ?)";
 		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "

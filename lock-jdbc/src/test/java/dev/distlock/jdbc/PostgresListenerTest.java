@@ -20,6 +20,7 @@ import dev.distlock.core.OwnerDetails;
 import dev.distlock.core.spi.Acquisition;
 import dev.distlock.core.spi.Lease;
 import dev.distlock.core.spi.LockRequest;
+import dev.distlock.jdbc.testsupport.JdbcStoreInspector;
 import dev.distlock.jdbc.testsupport.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -276,11 +277,11 @@ class PostgresListenerTest {
 				assertThat(named.awaitSignal(PATIENCE)).as("the named waiter, woken").isTrue();
 				sent.clear();
 				Acquisition.Granted granted = named.tryOnce().orElseThrow();
-				// Named, it reads the row first (a holder that took the key again at once would refuse it without
-				// its attempt queueing for the row lock), finds the key free, and attempts.
-				assertThat(sent).as("the named writer's read, then its attempt").hasSize(2);
-				assertThat(sent.get(0)).startsWith("SELECT");
-				assertThat(sent.get(1)).startsWith("WITH");
+				// Named, its attempt reads the row in its own snapshot (a holder that took the key again at once would
+				// refuse it without the attempt queueing for the row lock), finds the key free, and attempts: one
+				// statement, one round trip from the wake-up to the grant.
+				assertThat(sent).as("the named writer's attempt, which reads the row first").hasSize(1);
+				assertThat(sent.get(0)).startsWith("WITH");
 
 				// Its grant withdrew its own mark. The others, woken with every waiter here (as when the LISTEN
 				// connection opens again; a release naming nobody wakes the same way), read the row first: the first
@@ -321,7 +322,7 @@ class PostgresListenerTest {
 	}
 
 	@Test
-	void aNamedWriterWhoseHolderTookTheKeyAgainIsRefusedByAReadWithoutQueueingForTheRowLock() throws Exception {
+	void aNamedWriterWhoseHolderTookTheKeyAgainIsRefusedWithoutQueueingForTheRowLock() throws Exception {
 		String application = "distlock-listen-" + System.nanoTime();
 		String key = "listen:" + System.nanoTime();
 		DataSource admin = DB.dataSource();
@@ -343,17 +344,19 @@ class PostgresListenerTest {
 				assertThat(held.release()).isTrue();
 				Lease again = holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow();
 				assertThat(waiting.awaitSignal(PATIENCE)).as("the named writer, woken").isTrue();
-				// Another transaction holds the key row's lock, as the holder's next release would.
+				// Another transaction holds the key row's lock, as the holder's next release would. The writer's attempt
+				// finds the key held in its snapshot and neither locks the row nor writes its mark, which lives: it
+				// returns with the row lock still held by the other transaction (queued behind it, it would not).
 				try (Connection locking = lockingKeyRow(admin, key)) {
 					sent.clear();
 					assertThat(waiting.tryOnce()).as("refused: held again, and its mark still lives").isEmpty();
-					assertThat(sent).as("one read, no attempt queueing behind the row lock").hasSize(1)
-						.allMatch(sql -> sql.startsWith("SELECT"));
+					assertThat(sent).as("one statement, which read the row and left it unlocked").hasSize(1)
+						.allMatch(sql -> sql.startsWith("WITH"));
 					locking.rollback();
 				}
 
-				// Its read found a later grant than its mark did: the key cycles, and the named writer reads at its own
-				// step instead of counting on notifications, until a read finds the same grant again.
+				// Its attempt found a later grant than its mark did: the key cycles, and the named writer reads at its
+				// own step instead of counting on notifications, until a read finds the same grant again.
 				assertThat(waiting.longestWait()).isEqualTo(JdbcAcquisition.CYCLING_STEP);
 
 				// The holder's next release names it again, and now the key is free: its next read finds it so.
@@ -365,6 +368,39 @@ class PostgresListenerTest {
 			waiters.close();
 		}
 		finally {
+			holder.close();
+		}
+	}
+
+	@Test
+	void aNamedWritersAttemptWhoseGrantRanButWhoseReplyWasLostIsGrantedAgainWithTheSameFencingToken()
+			throws Exception {
+		String key = "listen:" + System.nanoTime();
+		JdbcLockProvider holder = DB.provider(JdbcLockSettings.defaults());
+		JdbcLockProvider waiters = DB.provider(JdbcLockSettings.defaults());
+		JdbcStoreInspector inspector = new JdbcStoreInspector(DB.dataSource(), DB.dialect(), JdbcLockSettings.DEFAULT_TABLE);
+		try {
+			Lease held = settled(holder.tryAcquire(exclusive(key, Duration.ofMinutes(5))).orElseThrow());
+			LockRequest mine = exclusive(key, Duration.ofSeconds(30));
+			try (Acquisition waiting = waiters.begin(mine)) {
+				assertThat(waiting.tryOnce()).isEmpty(); // marks the row: named
+				assertThat(waiting.longestWait()).as("named, it counts on notifications").isNull();
+
+				// Its next attempt ran on the server and granted the key to its token, but the reply never came back
+				// (the same statement from another connection stands in for it). The key is held, by this writer.
+				assertThat(held.release()).isTrue();
+				Lease lost = holder.tryAcquire(mine).orElseThrow();
+
+				// The attempt that follows finds the key held in its snapshot, by its own token: it attempts, and the
+				// grant answers as the first did, instead of waiting out its own lease.
+				Acquisition.Granted granted = waiting.tryOnce().orElseThrow();
+				assertThat(granted.lease().fencingToken()).isEqualTo(lost.fencingToken());
+				assertThat(granted.lease().release()).isTrue();
+				assertThat(inspector.held(key)).as("nothing left held").isEmpty();
+			}
+		}
+		finally {
+			waiters.close();
 			holder.close();
 		}
 	}
