@@ -168,7 +168,7 @@ final class JdbcAcquisition implements Acquisition {
 			}
 			sawRow(refusal.fence, refusal.holderLeftMicros, refusal.writerMark);
 			if (refusal.marked) {
-				// Named: it counts on notifications unless the key cycles (it reads at its own step then).
+				// Named: it counts on notifications unless the key cycles (it attempts at its own step then).
 				waiter.listens(!cycling);
 				holderLeftMicros = refusal.holderLeftMicros;
 				if (refusal.written) {
@@ -276,6 +276,9 @@ final class JdbcAcquisition implements Acquisition {
 				return false;
 			}
 			holderLeftMicros = row.get(0)[0];
+			// Releases name the writer whose mark is on the row: while it is another's, this JVM need not listen for
+			// this waiter, which wakes at its own timers and marks again when the row has no live writer mark.
+			waiter.listens(row.get(0)[1] == 2 && !cycling);
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -287,8 +290,8 @@ final class JdbcAcquisition implements Acquisition {
 	/**
 	 * What a read of the key's row found (the plain read, or the snapshot of a marked writer's attempt): its fencing
 	 * token (-1 when unknown), the lease left on it and whose live writer mark is on it (0 none, 1 another's, 2 this
-	 * writer's). Whether the key is held still and marked; then also whether this writer is the named one, which waits
-	 * for notifications unless the key cycles.
+	 * writer's). Whether the key is held still and marked; then also whether the key cycles for this writer, the named
+	 * one. The caller counts the writer in or out, once, by all its statement found.
 	 */
 	private boolean sawRow(long fence, long leftMicros, int writerMark) {
 		boolean granted = lastFence >= 0 && fence >= 0 && fence != lastFence;
@@ -298,16 +301,12 @@ final class JdbcAcquisition implements Acquisition {
 		if (leftMicros <= 0 || writerMark == 0) {
 			return false;
 		}
-		// Releases name the writer whose mark is on the row: while it is another's, this JVM need not listen for this
-		// waiter, which wakes at its own timers and marks again when the row has no live writer mark. The named
-		// writer needs no notification either while the key cycles: each of its reads finds a later grant than the
+		// The named writer needs no notification while the key cycles: each of its reads finds a later grant than the
 		// last, so the releases that woke it were taken again before its read came, each costing this JVM a wake-up
-		// and a read, and its listening backend a signal on every notifying commit. It reads every CYCLING_STEP
+		// and a read, and its listening backend a signal on every notifying commit. It attempts every CYCLING_STEP
 		// instead, and counts on notifications again once a read finds the same grant as the one before (the holder
 		// holds on).
-		boolean named = writerMark == 2;
-		cycling = named && granted;
-		waiter.listens(named && !cycling);
+		cycling = writerMark == 2 && granted;
 		return true;
 	}
 

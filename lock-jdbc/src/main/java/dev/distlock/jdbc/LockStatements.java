@@ -82,8 +82,10 @@ final class LockStatements {
 	 * very token): a key held still is read, not locked, so the attempt costs no row lock behind the holder's
 	 * statements, and a writer that finds the key free attempts in the same round trip as its read. The mark is
 	 * written (by a second data-modifying CTE, which sees the attempt's result and re-checks the row's latest version
-	 * under the row lock it takes) only when the row's mark is not this writer's with at least the given time left,
-	 * so a live writer mark exists whenever this statement refuses. Returns one row: the fencing token (null when
+	 * under the row lock it takes, the one lock it takes on a key held still) only when the row's mark is not this
+	 * writer's with at least the given time left, so a live writer mark exists whenever this statement refuses, but
+	 * where the snapshot found another writer's live mark that its grant cleared after the snapshot (the UPDATE then
+	 * passes the row by). Returns one row: the fencing token (null when
 	 * refused); the lease left on the key in microseconds, whether the mark is this writer's with the given time left,
 	 * whether it wrote the mark, whether another writer's live mark is on the row, the row's fencing token, and whose
 	 * live writer mark is on it (0 none, 1 another's, 2 this writer's), all read from the statement's snapshot (taken
