@@ -329,7 +329,7 @@ final class JdbcAcquirer {
 						rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
 						rs.getObject(6) != null ? rs.getLong(6) : -1, rs.getLong(7) },
 				key, token, owner, host, request.lockId(), key, leaseMs, nominalLease, key, token, mark, validityMs,
-				key, mark, validityMs / 2, key, key, mark, validityMs / 2, key, mark, key, mark, key)).get(0);
+				key, mark, validityMs / 2, mark, validityMs / 2, mark, mark, key)).get(0);
 		if (row[0] >= 0) {
 			seen.waiter = true; // this writer's own mark: its waiter_until stays, and others may wait
 			return row[0];

@@ -314,8 +314,9 @@ final class LockStatements {
 		// PostgreSQL its fencing token is drawn under the key's fencing lock (fenced), whose key is the sixth argument.
 		boolean postgres = dialect == JdbcDialect.POSTGRESQL;
 		String fence = postgres ? fenced(table, next) : next;
-		String exclusiveRow = " (lock_key, token, owner_name, owner_host, lock_id, fence, acquired_at, "
-				+ "expires_at, ttl_ms, shared_until) VALUES (?, ?, ?, ?, ?, " + fence + ", " + now + ", " + plus
+		String exclusiveColumns = " (lock_key, token, owner_name, owner_host, lock_id, fence, acquired_at, "
+				+ "expires_at, ttl_ms, shared_until)";
+		String exclusiveRow = exclusiveColumns + " VALUES (?, ?, ?, ?, ?, " + fence + ", " + now + ", " + plus
 				+ ", ?, " + epoch + ")";
 		// Both dialects: the plain insert, which writes nothing where the row is there.
 		this.insertExclusive = insertInto + table + exclusiveRow + onConflict + returning;
@@ -333,7 +334,7 @@ final class LockStatements {
 			// waiter_until, until when other waiters may still wait and releases notify.
 			String t = "t.";
 			String mineNow = t + "token = EXCLUDED.token AND " + t + live;
-			upsert = "INSERT INTO " + table + " AS t" + exclusiveRow + " ON CONFLICT (lock_key) DO UPDATE "
+			String grantOnConflict = " ON CONFLICT (lock_key) DO UPDATE "
 					+ "SET fence = CASE WHEN " + mineNow + " THEN t.fence ELSE nextval('" + sequence + "') END, "
 					+ "acquired_at = CASE WHEN " + mineNow + " THEN t.acquired_at ELSE EXCLUDED.acquired_at END, "
 					+ "renewed_at = CASE WHEN " + mineNow + " THEN t.renewed_at ELSE NULL END, "
@@ -342,22 +343,20 @@ final class LockStatements {
 					+ "THEN t.waiter ELSE NULL END, "
 					+ "token = EXCLUDED.token, owner_name = EXCLUDED.owner_name, owner_host = EXCLUDED.owner_host, "
 					+ "lock_id = EXCLUDED.lock_id, expires_at = EXCLUDED.expires_at, ttl_ms = EXCLUDED.ttl_ms, "
-					+ "released = NULL WHERE (t.token IS NULL OR t.expires_at <= " + now
-					+ " OR t.token = EXCLUDED.token) AND t.shared_until <= " + now + " RETURNING t.fence, CASE WHEN "
+					+ "released = NULL WHERE " + grantable("t", "EXCLUDED.token", now) + " RETURNING t.fence, CASE WHEN "
 					+ "t.waiter_until > " + notifyUntil(dialect) + " THEN 1 ELSE 0 END AS waited";
+			upsert = "INSERT INTO " + table + " AS t" + exclusiveRow + grantOnConflict;
 			this.acquireExclusive = upsert;
 			// A waiting writer's attempt runs only where the statement's snapshot finds the key free (or held by this
 			// very token, a replayed grant): the same conditions as the grant's, read without locking the row, so an
 			// attempt on a key held still does not queue for its row lock behind the holder's statements. The upsert's
 			// own WHERE decides the grant on the row's latest version, as ever. INSERT ... SELECT inserts nothing when
 			// the read finds the key held; its values are cast, as they have no column to take their types from.
-			String free = "NOT EXISTS (SELECT 1 FROM " + table + " g WHERE g.lock_key = ? AND NOT ((g.token IS NULL OR "
-					+ "g.expires_at <= " + now + " OR g.token = ?) AND g.shared_until <= " + now + "))";
-			String gatedRow = " (lock_key, token, owner_name, owner_host, lock_id, fence, acquired_at, expires_at, "
-					+ "ttl_ms, shared_until) SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), "
-					+ "CAST(? AS TEXT), " + fence + ", " + now + ", " + plus + ", CAST(? AS BIGINT), " + epoch + " WHERE "
-					+ free;
-			gatedUpsert = upsert.replace(" AS t" + exclusiveRow + " ON CONFLICT", " AS t" + gatedRow + " ON CONFLICT");
+			String free = "NOT EXISTS (SELECT 1 FROM " + table + " g WHERE g.lock_key = ? AND NOT "
+					+ grantable("g", "?", now) + ")";
+			gatedUpsert = "INSERT INTO " + table + " AS t" + exclusiveColumns + " SELECT CAST(? AS TEXT), "
+					+ "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), " + fence + ", " + now + ", "
+					+ plus + ", CAST(? AS BIGINT), " + epoch + " WHERE " + free + grantOnConflict;
 			this.grantExclusive = null;
 		}
 		else {
@@ -469,12 +468,12 @@ final class LockStatements {
 						+ "waiter_until = " + plus + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM "
 						+ "attempt) AND (waiter IS NULL OR waiter_until IS NULL OR waiter_until <= " + now
 						+ " OR (waiter = ? AND waiter_until <= " + plus + ")) RETURNING 1) "
-						+ "SELECT (SELECT fence FROM attempt), (SELECT " + left + " FROM " + table + " WHERE lock_key = ?), "
-						+ "(SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND "
-						+ "waiter = ? AND waiter_until > " + plus + "), (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) "
-						+ "FROM " + table + " WHERE lock_key = ? AND waiter <> ? AND waiter_until > " + now
-						+ "), (SELECT fence FROM " + table + " WHERE lock_key = ?), (SELECT CASE WHEN " + writerLive
-						+ " THEN CASE WHEN waiter = ? THEN 2 ELSE 1 END ELSE 0 END FROM " + table + " WHERE lock_key = ?)";
+						// The key's row as the snapshot has it, read once (no row: every column null or 0).
+						+ "SELECT (SELECT fence FROM attempt), " + left + ", CASE WHEN waiter = ? AND waiter_until > "
+						+ plus + " THEN 1 ELSE 0 END, (SELECT COUNT(*) FROM marked), CASE WHEN waiter <> ? AND "
+						+ "waiter_until > " + now + " THEN 1 ELSE 0 END, fence, CASE WHEN " + writerLive + " THEN CASE "
+						+ "WHEN waiter = ? THEN 2 ELSE 1 END ELSE 0 END FROM (SELECT 1) AS one LEFT JOIN " + table
+						+ " ON lock_key = ?";
 		this.clearWaiter = "UPDATE " + table + " SET waiter = NULL WHERE lock_key = ? AND waiter = ?";
 		// expires_at first: MySQL/MariaDB evaluate SET left to right, later assignments seeing earlier ones.
 		this.forceKeyRow = "UPDATE " + table + " SET expires_at = CASE WHEN token IS NOT NULL AND " + live + " THEN "
@@ -595,6 +594,16 @@ final class LockStatements {
 	private static String fenced(String table, String next) {
 		return "CASE WHEN pg_advisory_xact_lock_shared(" + advisoryKey(table, "?") + ") IS NOT NULL THEN " + next
 				+ " END";
+	}
+
+	/**
+	 * Whether the key row {@code row} can be granted to {@code token} exclusively: free, its lease ended or held by that
+	 * very token (a replay), and no shared lease running.
+	 */
+	private static String grantable(String row, String token, String now) {
+		String r = row + ".";
+		return "((" + r + "token IS NULL OR " + r + "expires_at <= " + now + " OR " + r + "token = " + token + ") AND "
+				+ r + "shared_until <= " + now + ")";
 	}
 
 	/** On PostgreSQL, the deleting release's condition: it holds the key's fencing lock exclusive, got at once. */
