@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -101,7 +102,23 @@ public final class TransactionScopedLocks {
 			return false;
 		}
 		long advisory = advisoryKey(key);
-		long millis = Math.max(1, wait.toMillis());
+		long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+		while (true) {
+			long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+			// lock_timeout takes at most Integer.MAX_VALUE ms (24.8 days): a longer wait is waited in such turns.
+			if (waitFor(key, advisory, Math.max(1, Math.min(left, Integer.MAX_VALUE)))) {
+				return true;
+			}
+			if (left <= Integer.MAX_VALUE) {
+				return false;
+			}
+		}
+	}
+
+	/**
+	 * Queues for the lock for at most {@code millis} (1 to {@link Integer#MAX_VALUE}), in a savepoint.
+	 */
+	private boolean waitFor(String key, long advisory, long millis) {
 		return onTransactionConnection(key, connection -> {
 			Savepoint savepoint = connection.setSavepoint();
 			try {

@@ -129,6 +129,46 @@ class TransactionScopedLocksTest {
 	}
 
 	@Test
+	void aWaitLongerThanLockTimeoutTakesIsWaitedAndGrantedWhenTheHolderCommits() throws Exception {
+		// PostgreSQL's lock_timeout stops at Integer.MAX_VALUE ms (24.8 days); 365 days is waited in turns of it.
+		String key = key();
+		CountDownLatch held = new CountDownLatch(1);
+		CountDownLatch commit = new CountDownLatch(1);
+		Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
+			assertThat(locks.tryLock(key)).isTrue();
+			held.countDown();
+			await(commit);
+		}));
+		holder.start();
+		await(held);
+		Thread releaser = new Thread(() -> {
+			awaitWaiter();
+			commit.countDown();
+		});
+		releaser.start();
+		tx.executeWithoutResult(status -> {
+			assertThat(locks.lock(key, Duration.ofDays(365))).isTrue();
+			assertThat(jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("0");
+		});
+		holder.join(PATIENCE.toMillis());
+		releaser.join(PATIENCE.toMillis());
+	}
+
+	/** Until a backend waits for an advisory lock, however long the machine takes. */
+	private static void awaitWaiter() {
+		while (jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+				Integer.class) == 0) {
+			try {
+				Thread.sleep(10);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
+	}
+
+	@Test
 	void aRollbackReleasesTheLock() {
 		String key = key();
 		tx.executeWithoutResult(status -> {

@@ -173,6 +173,24 @@ public @interface DistributedLock {
 	String period() default "";
 
 	/**
+	 * Whether the lock is PostgreSQL's transaction-scoped advisory lock ({@code pg_advisory_xact_lock}) instead of a
+	 * lease in the lock store: taken on the current transaction's connection, it is held exactly until that
+	 * transaction commits or rolls back, and there is nothing to release, renew or leave behind. Needs
+	 * {@code dev.distlock:lock-jdbc}, a {@link dev.distlock.jdbc.TransactionScopedLocks} bean (the starter makes one on
+	 * the application's single or primary {@code DataSource}) and an active transaction on that {@code DataSource} at
+	 * the call: the lock is taken inside the method's own {@code @Transactional}, whichever advisor comes first, or
+	 * inside the caller's transaction; with none, the call fails with Spring's
+	 * {@code IllegalTransactionStateException} and the method does not run. It waits, in the server's queue without
+	 * polling, up to {@link #maxWait()} when set, else as long as {@link #retries()} with their delays would; with no
+	 * retries it only tries. {@link #onFailure()} applies as for any lock. It has no lease, fencing token or lock
+	 * ID, so {@link #timeout()}, {@link #autoRenew()}, {@link #holdAtLeast()}, {@link #shared()} and {@link #period()}
+	 * cannot be set with it, and the method must return a plain value or {@code Optional} (the transaction is the
+	 * thread's), not a future, a publisher or a {@code suspend} result; each of these fails startup naming the method.
+	 * With {@link #keys()}, every key is locked in sorted order.
+	 */
+	boolean transactionScoped() default false;
+
+	/**
 	 * The unit of the numeric duration attributes.
 	 */
 	TimeUnit timeUnit() default TimeUnit.MILLISECONDS;

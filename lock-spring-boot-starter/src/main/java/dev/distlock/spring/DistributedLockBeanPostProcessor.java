@@ -32,6 +32,8 @@ import dev.distlock.core.LockTemplate;
  * lock wraps {@code @Transactional}: taken before the transaction begins, released after it commits or rolls back.
  * It always goes after {@code @Async}'s advisor, so an {@code @Async} method's lock covers its body on the executor
  * thread.
+ * A {@link DistributedLock#transactionScoped() transaction-scoped} lock, which must be taken inside the transaction,
+ * is taken by a second advisor that goes after all others, so inside {@code @Transactional} whatever the order above.
  * Once all singletons exist, every annotated method's definition is built, so a bad key expression or attribute
  * fails startup naming the method: for the beans created so far, and for lazy and prototype beans, whose classes are
  * read from their bean definitions without creating them.
@@ -52,6 +54,8 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	private final Set<Class<?>> lockedClasses = ConcurrentHashMap.newKeySet();
 
 	private DistributedLockInterceptor interceptor;
+
+	private @Nullable Advisor transactionScopedAdvisor;
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -86,20 +90,54 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		this.beanFactory = beanFactory instanceof ConfigurableListableBeanFactory listable ? listable : null;
 		ConfigurableBeanFactory configurable = (ConfigurableBeanFactory) beanFactory;
 		this.interceptor = new DistributedLockInterceptor(template, new EmbeddedValueResolver(configurable),
-				beanReferences ? new BeanFactoryResolver(beanFactory) : null);
+				beanReferences ? new BeanFactoryResolver(beanFactory) : null, beanFactory);
 		this.advisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(), interceptor);
+		this.transactionScopedAdvisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(true),
+				interceptor.transactionScoped());
 	}
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		Object result = super.postProcessAfterInitialization(bean, beanName);
 		if (isEligible(bean, beanName)) {
-			lockedClasses.add(AopProxyUtils.ultimateTargetClass(bean));
+			Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+			lockedClasses.add(targetClass);
 			if (result instanceof Advised advised) {
 				moveInsideAsync(advised);
 			}
+			addTransactionScoped(result, targetClass, beanName);
 		}
 		return result;
+	}
+
+	/**
+	 * Adds the transaction-scoped locks' advisor last, inside every other advice (a transaction's included), when the
+	 * class has such a method. The outer lock advice lets those methods through, so a proxy that cannot take the
+	 * advisor fails here rather than run them unlocked.
+	 */
+	private void addTransactionScoped(Object proxy, Class<?> targetClass, String beanName) {
+		Advisor inner = this.transactionScopedAdvisor;
+		if (inner == null || !hasTransactionScoped(targetClass)) {
+			return;
+		}
+		if (!(proxy instanceof Advised advised) || advised.isFrozen()) {
+			throw new IllegalStateException("Bean '" + beanName + "' has transactionScoped @DistributedLock methods, "
+					+ "but its proxy is frozen or not Spring AOP's, so their lock advice cannot be added");
+		}
+		if (advised.indexOf(inner) < 0) {
+			advised.addAdvisor(inner);
+		}
+	}
+
+	private static boolean hasTransactionScoped(Class<?> targetClass) {
+		DistributedLockPointcut pointcut = new DistributedLockPointcut(true);
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		for (var method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+			if (pointcut.matches(method, userClass)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

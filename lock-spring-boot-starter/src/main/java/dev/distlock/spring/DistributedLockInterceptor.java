@@ -1,8 +1,10 @@
 package dev.distlock.spring;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -13,12 +15,15 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
+import dev.distlock.core.FailureMode;
+import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockTemplate;
 import dev.distlock.core.spi.StoreClock;
 
@@ -36,6 +41,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final Map<MethodClassKey, LockDefinition> definitions = new ConcurrentHashMap<>();
 
+	private final @Nullable BeanFactory beanFactory;
+
 	/**
 	 * An interceptor taking locks through the template.
 	 * @param template the template, looked up on first use
@@ -44,7 +51,16 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	 */
 	public DistributedLockInterceptor(Supplier<LockTemplate> template, @Nullable StringValueResolver valueResolver,
 			@Nullable BeanResolver beanResolver) {
-		this(template, valueResolver, beanResolver, new SpelExpressionParser());
+		this(template, valueResolver, beanResolver, new SpelExpressionParser(), null);
+	}
+
+	/**
+	 * An interceptor that also takes {@link DistributedLock#transactionScoped() transaction-scoped} locks, through the
+	 * {@code TransactionScopedLocks} bean of the factory.
+	 */
+	DistributedLockInterceptor(Supplier<LockTemplate> template, @Nullable StringValueResolver valueResolver,
+			@Nullable BeanResolver beanResolver, BeanFactory beanFactory) {
+		this(template, valueResolver, beanResolver, new SpelExpressionParser(), beanFactory);
 	}
 
 	/**
@@ -52,8 +68,14 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	 */
 	DistributedLockInterceptor(Supplier<LockTemplate> template, @Nullable StringValueResolver valueResolver,
 			@Nullable BeanResolver beanResolver, SpelExpressionParser parser) {
+		this(template, valueResolver, beanResolver, parser, null);
+	}
+
+	private DistributedLockInterceptor(Supplier<LockTemplate> template, @Nullable StringValueResolver valueResolver,
+			@Nullable BeanResolver beanResolver, SpelExpressionParser parser, @Nullable BeanFactory beanFactory) {
 		this.template = SingletonSupplier.of(template);
 		this.factory = new LockDefinitionFactory(parser, valueResolver, beanResolver);
+		this.beanFactory = beanFactory;
 	}
 
 	@Override
@@ -63,7 +85,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		LockDefinition definition = definition(invocation.getMethod(), AopUtils.getTargetClass(target));
-		if (definition == null) {
+		if (definition == null || definition.transactionScoped()) {
+			// A transaction-scoped lock is taken by the advice inside the transaction's: transactionScoped().
 			return invocation.proceed();
 		}
 		List<String> keys = definition.keys().evaluate(target, invocation.getArguments());
@@ -91,6 +114,40 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/**
+	 * The advice that takes {@link DistributedLock#transactionScoped() transaction-scoped} locks, to go inside the
+	 * transaction's advice (the other locks are taken by this interceptor, outside it by default).
+	 */
+	MethodInterceptor transactionScoped() {
+		return this::invokeTransactionScoped;
+	}
+
+	private @Nullable Object invokeTransactionScoped(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		LockDefinition definition = target == null ? null
+				: definition(invocation.getMethod(), AopUtils.getTargetClass(target));
+		if (definition == null || !definition.transactionScoped()) {
+			return invocation.proceed();
+		}
+		List<String> keys = definition.keys().evaluate(target, invocation.getArguments());
+		long start = System.nanoTime();
+		// definition() refused a transaction-scoped lock without a bean factory.
+		BeanFactory factory = Objects.requireNonNull(beanFactory);
+		if (!TransactionScopedLocking.lock(definition.method(), factory, keys, definition.options())) {
+			if (definition.options().onFailure() == FailureMode.SKIP) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Skipped " + MethodNames.describe(definition.method()) + ": transaction-scoped lock "
+							+ keys + " is held by another transaction");
+				}
+				return definition.skippedResult();
+			}
+			String key = keys.size() == 1 ? keys.get(0) : keys.toString();
+			throw new LockAcquisitionException(key, "Transaction-scoped lock " + keys + " is held by another "
+					+ "transaction", 1, Duration.ofNanos(System.nanoTime() - start), null);
+		}
+		return invocation.proceed();
+	}
+
+	/**
 	 * Builds and caches the definition of a method if it is annotated, so a bad one fails at startup.
 	 * @throws LockAnnotationException naming the method if its annotation is invalid
 	 */
@@ -111,6 +168,13 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		LockTemplate locks = template.get();
 		LockDefinition created = factory.create(specific, targetClass, annotation, locks.defaults());
+		if (created.transactionScoped()) {
+			if (beanFactory == null) {
+				throw new LockAnnotationException(specific, "a transactionScoped lock needs the interceptor of "
+						+ "DistributedLockBeanPostProcessor, which finds the TransactionScopedLocks bean", null);
+			}
+			TransactionScopedLocking.check(specific, beanFactory);
+		}
 		if (created.period() != null && !(locks.provider() instanceof StoreClock)) {
 			throw new LockAnnotationException(specific, "period counts periods on the store's clock, and lock provider '"
 					+ locks.provider().name() + "' cannot read it (it does not implement StoreClock)", null);

@@ -11,13 +11,30 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Matches methods annotated with {@link DistributedLock}, directly, through an interface or superclass, or through
- * their class (then public methods only).
+ * their class (then public methods only); or only those whose lock is {@link DistributedLock#transactionScoped()}.
  */
 final class DistributedLockPointcut extends StaticMethodMatcherPointcut {
 
+	private final boolean transactionScopedOnly;
+
+	/**
+	 * Matches every locked method.
+	 */
+	DistributedLockPointcut() {
+		this(false);
+	}
+
+	/**
+	 * Matches every locked method, or only those whose lock is transaction-scoped.
+	 */
+	DistributedLockPointcut(boolean transactionScopedOnly) {
+		this.transactionScopedOnly = transactionScopedOnly;
+	}
+
 	@Override
 	public boolean matches(Method method, Class<?> targetClass) {
-		return find(method, targetClass) != null;
+		DistributedLock annotation = find(method, targetClass);
+		return annotation != null && (!transactionScopedOnly || annotation.transactionScoped());
 	}
 
 	/**

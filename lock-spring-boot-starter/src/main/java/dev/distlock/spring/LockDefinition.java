@@ -20,9 +20,10 @@ import dev.distlock.core.LockOptions;
  * @param options the options, attributes over the template's defaults
  * @param kind how the method's result holds the lock
  * @param period the once-per-period mode, or null for a plain lock
+ * @param transactionScoped whether the lock is the current transaction's advisory lock rather than a lease
  */
 record LockDefinition(Method method, LockKeyExpressions keys, boolean group, LockOptions options, Kind kind,
-		@Nullable LockPeriod period) {
+		@Nullable LockPeriod period, boolean transactionScoped) {
 
 	private static final boolean reactorPresent = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			LockDefinition.class.getClassLoader());
@@ -67,6 +68,20 @@ record LockDefinition(Method method, LockKeyExpressions keys, boolean group, Loc
 		 */
 		boolean isReactive() {
 			return this != SYNC && this != OPTIONAL && this != FUTURE;
+		}
+
+		/**
+		 * The kind of result, as an error message names it.
+		 */
+		String describe() {
+			return switch (this) {
+				case SYNC, OPTIONAL -> "a plain value";
+				case FUTURE -> "a CompletableFuture or CompletionStage";
+				case MONO -> "a Mono";
+				case FLUX -> "a Flux";
+				case FLOW -> "a Flow";
+				case SUSPEND, SUSPEND_FLOW -> "a suspend function's result";
+			};
 		}
 
 	}

@@ -58,7 +58,32 @@ final class LockDefinitionFactory {
 			throw new LockAnnotationException(method, (period != null ? "period" : "onFailure SKIP")
 					+ " needs a void or object return type to return nothing, not " + method.getReturnType(), null);
 		}
-		return new LockDefinition(method, keys, group, options, kind, period);
+		if (lock.transactionScoped()) {
+			checkTransactionScoped(method, lock, kind);
+		}
+		return new LockDefinition(method, keys, group, options, kind, period, lock.transactionScoped());
+	}
+
+	/**
+	 * A transaction-scoped lock lives as long as the transaction on the calling thread: it has no lease to set, renew
+	 * or hold, no shared mode, and the method must finish its work on that thread.
+	 */
+	private static void checkTransactionScoped(Method method, DistributedLock lock, LockDefinition.Kind kind) {
+		List<String> leaseOnly = new ArrayList<>();
+		addIf(leaseOnly, "timeout", lock.timeout() >= 0 || StringUtils.hasText(lock.timeoutString()));
+		addIf(leaseOnly, "holdAtLeast", lock.holdAtLeast() >= 0 || StringUtils.hasText(lock.holdAtLeastString()));
+		addIf(leaseOnly, "autoRenew", lock.autoRenew() || StringUtils.hasText(lock.autoRenewString()));
+		addIf(leaseOnly, "shared", lock.shared());
+		addIf(leaseOnly, "period", StringUtils.hasText(lock.period()));
+		if (!leaseOnly.isEmpty()) {
+			throw new LockAnnotationException(method, "a transactionScoped lock is held until the transaction ends, "
+					+ "with no lease and no shared mode; remove " + String.join(", ", leaseOnly), null);
+		}
+		if (kind != LockDefinition.Kind.SYNC && kind != LockDefinition.Kind.OPTIONAL) {
+			throw new LockAnnotationException(method, "a transactionScoped lock belongs to the transaction of the "
+					+ "calling thread, so the method must return a plain value or Optional, not " + kind.describe(),
+					null);
+		}
 	}
 
 	/**
