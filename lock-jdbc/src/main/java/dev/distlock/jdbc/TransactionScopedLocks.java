@@ -20,6 +20,7 @@ import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.distlock.core.InvalidLockOptionException;
+import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockKeys;
 import dev.distlock.core.LockStoreException;
 
@@ -58,11 +59,16 @@ public final class TransactionScopedLocks {
 	 * @return whether the transaction now holds the lock
 	 * @throws IllegalTransactionStateException if no transaction is active on this DataSource
 	 * @throws LockStoreException if the database is not PostgreSQL or the statement failed
+	 * @throws LockAcquisitionException if the thread is interrupted; nothing is sent then, and the flag is kept
 	 * @throws dev.distlock.core.InvalidLockKeyException if the key is null, blank, too long or malformed (as every
 	 * lock key is checked); nothing is sent then
 	 */
 	public boolean tryLock(String key) {
 		long advisory = advisoryKey(LockKeys.validate(key));
+		if (Thread.currentThread().isInterrupted()) {
+			throw new LockAcquisitionException(key, "Transaction-scoped lock on '" + key + "' not tried: the thread "
+					+ "was interrupted before it (the flag is kept)", 0, Duration.ZERO, null);
+		}
 		return onTransactionConnection(key, connection -> {
 			try (PreparedStatement statement = connection.prepareStatement("SELECT pg_try_advisory_xact_lock(?)")) {
 				statement.setLong(1, advisory);
@@ -83,6 +89,9 @@ public final class TransactionScopedLocks {
 	 * @throws IllegalTransactionStateException if no transaction is active on this DataSource
 	 * @throws LockStoreException if the database is not PostgreSQL or a statement failed
 	 * @throws IllegalArgumentException if {@code wait} is negative
+	 * @throws LockAcquisitionException if the thread is interrupted before the first try or while it waits (the flag
+	 * kept; an interrupt cannot cut the server's wait short, so it is seen when that ends, and a lock granted then
+	 * still ends with the transaction)
 	 * @throws InvalidLockOptionException naming {@code wait} if it is null
 	 * @throws dev.distlock.core.InvalidLockKeyException if the key is null, blank, too long or malformed; nothing is
 	 * sent then
@@ -102,11 +111,20 @@ public final class TransactionScopedLocks {
 			return false;
 		}
 		long advisory = advisoryKey(key);
-		long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
+		long start = System.nanoTime();
+		long deadline = start + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
 		while (true) {
 			long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
 			// lock_timeout takes at most Integer.MAX_VALUE ms (24.8 days): a longer wait is waited in such turns.
-			if (waitFor(key, advisory, Math.max(1, Math.min(left, Integer.MAX_VALUE)))) {
+			boolean granted = waitFor(key, advisory, Math.max(1, Math.min(left, Integer.MAX_VALUE)));
+			if (Thread.currentThread().isInterrupted()) {
+				// The driver cannot stop a statement for an interrupt: it is seen once the server's wait ends.
+				throw new LockAcquisitionException(key, "Transaction-scoped lock on '" + key + "': the thread was "
+						+ "interrupted while it waited (the flag is kept); " + (granted ? "the lock was granted and "
+								+ "ends with the transaction" : "the lock was not granted"),
+						1, Duration.ofNanos(System.nanoTime() - start), null);
+			}
+			if (granted) {
 				return true;
 			}
 			if (left <= Integer.MAX_VALUE) {
@@ -122,13 +140,18 @@ public final class TransactionScopedLocks {
 		return onTransactionConnection(key, connection -> {
 			Savepoint savepoint = connection.setSavepoint();
 			try {
-				String previous;
+				String previousLockTimeout;
+				String previousStatementTimeout;
+				// lock_timeout bounds the wait; a statement_timeout of the role or database, often shorter, would
+				// cut it short with another error, so it is off for this statement (the driver's bound stays).
 				try (PreparedStatement statement = connection.prepareStatement(
-						"SELECT current_setting('lock_timeout'), set_config('lock_timeout', ?, true)")) {
+						"SELECT current_setting('lock_timeout'), current_setting('statement_timeout'), "
+								+ "set_config('lock_timeout', ?, true), set_config('statement_timeout', '0', true)")) {
 					statement.setString(1, millis + "ms");
 					try (ResultSet rs = statement.executeQuery()) {
 						rs.next();
-						previous = rs.getString(1);
+						previousLockTimeout = rs.getString(1);
+						previousStatementTimeout = rs.getString(2);
 					}
 				}
 				try (PreparedStatement statement = connection.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
@@ -138,8 +161,9 @@ public final class TransactionScopedLocks {
 					statement.execute();
 				}
 				try (PreparedStatement statement = connection.prepareStatement(
-						"SELECT set_config('lock_timeout', ?, true)")) {
-					statement.setString(1, previous);
+						"SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true)")) {
+					statement.setString(1, previousLockTimeout);
+					statement.setString(2, previousStatementTimeout);
 					statement.execute();
 				}
 				// The lock moves to the transaction: a released savepoint's locks are its parent's.
@@ -183,6 +207,13 @@ public final class TransactionScopedLocks {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
 			throw new IllegalTransactionStateException("A transaction-scoped lock on '" + key
 					+ "' needs an active transaction (@Transactional or a TransactionTemplate); none is active");
+		}
+		if (!TransactionSynchronizationManager.hasResource(dataSource)) {
+			// The transaction runs on another DataSource (or a JPA one that exposes no JDBC connection): a
+			// connection of this one would be a side connection, holding the lock past the transaction.
+			throw new IllegalTransactionStateException("A transaction-scoped lock on '" + key + "' needs a "
+					+ "transaction on this DataSource; the active one runs on another (pass the DataSource its "
+					+ "transaction manager uses)");
 		}
 		Connection connection = DataSourceUtils.getConnection(dataSource);
 		try {

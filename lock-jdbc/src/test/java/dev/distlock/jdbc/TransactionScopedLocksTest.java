@@ -18,6 +18,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 
 import dev.distlock.core.InvalidLockKeyException;
@@ -154,6 +156,60 @@ class TransactionScopedLocksTest {
 		releaser.join(PATIENCE.toMillis());
 	}
 
+	@Test
+	void aStatementTimeoutShorterThanTheWaitDoesNotCutItShortAndIsKept() throws Exception {
+		String key = key();
+		CountDownLatch held = new CountDownLatch(1);
+		CountDownLatch commit = new CountDownLatch(1);
+		Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
+			assertThat(locks.tryLock(key)).isTrue();
+			held.countDown();
+			await(commit);
+		}));
+		holder.start();
+		await(held);
+		Thread releaser = new Thread(() -> {
+			awaitWaiter();
+			try {
+				// Longer than the waiter's statement_timeout, however fast or slow the machine.
+				Thread.sleep(600);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			commit.countDown();
+		});
+		releaser.start();
+		tx.executeWithoutResult(status -> {
+			jdbc.execute("SET LOCAL statement_timeout = '200ms'");
+			assertThat(locks.lock(key, PATIENCE)).isTrue();
+			assertThat(jdbc.queryForObject("SHOW statement_timeout", String.class)).isEqualTo("200ms");
+		});
+		holder.join(PATIENCE.toMillis());
+		releaser.join(PATIENCE.toMillis());
+	}
+
+	@Test
+	void anInterruptedThreadSendsNothingAndKeepsItsFlag() {
+		String key = key();
+		tx.executeWithoutResult(status -> {
+			Thread.currentThread().interrupt();
+			try {
+				assertThatThrownBy(() -> locks.lock(key, PATIENCE))
+					.isInstanceOf(dev.distlock.core.LockAcquisitionException.class)
+					.hasMessageContaining("interrupted");
+				assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			Integer mine = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+					+ "pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = ?", Integer.class,
+					TransactionScopedLocks.advisoryKey(key));
+			assertThat(mine).isZero();
+		});
+	}
+
 	/** Until a backend waits for an advisory lock, however long the machine takes. */
 	private static void awaitWaiter() {
 		while (jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
@@ -211,6 +267,30 @@ class TransactionScopedLocksTest {
 			tx.executeWithoutResult(status -> assertThatThrownBy(() -> onOther.tryLock(key()))
 				.isInstanceOf(IllegalTransactionStateException.class)
 				.hasMessageContaining("runs on another"));
+		}
+	}
+
+	@Test
+	void aTransactionOnAnotherDataSourceWhoseConnectionsStartOutsideAutocommitIsRefusedAndNothingIsLocked() {
+		TestDatabase db = TestDatabase.POSTGRESQL;
+		try (HikariDataSource pool = db.pool(db.jdbcUrl(db.port()), 2, null)) {
+			// A DataSource handing out connections already outside autocommit: one is no proof of a transaction.
+			DataSource other = new org.springframework.jdbc.datasource.DelegatingDataSource(pool) {
+				@Override
+				public java.sql.Connection getConnection() throws java.sql.SQLException {
+					java.sql.Connection connection = super.getConnection();
+					connection.setAutoCommit(false);
+					return connection;
+				}
+			};
+			TransactionScopedLocks onOther = new TransactionScopedLocks(other);
+			String key = key();
+			tx.executeWithoutResult(status -> assertThatThrownBy(() -> onOther.lock(key, Duration.ofSeconds(1)))
+				.isInstanceOf(IllegalTransactionStateException.class)
+				.hasMessageContaining("runs on another"));
+			Integer left = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+					+ "((classid::bigint << 32) | objid::bigint) = ?", Integer.class, TransactionScopedLocks.advisoryKey(key));
+			assertThat(left).isZero();
 		}
 	}
 

@@ -178,11 +178,12 @@ public @interface DistributedLock {
 	 * transaction commits or rolls back, and there is nothing to release, renew or leave behind. Needs
 	 * {@code dev.distlock:lock-jdbc}, a {@link dev.distlock.jdbc.TransactionScopedLocks} bean (the starter makes one on
 	 * the application's single or primary {@code DataSource}) and an active transaction on that {@code DataSource} at
-	 * the call: the lock is taken inside the method's own {@code @Transactional}, whichever advisor comes first, or
-	 * inside the caller's transaction; with none, the call fails with Spring's
-	 * {@code IllegalTransactionStateException} and the method does not run. It waits, in the server's queue without
-	 * polling, up to {@link #maxWait()} when set, else as long as {@link #retries()} with their delays would; with no
-	 * retries it only tries. {@link #onFailure()} applies as for any lock. It has no lease, fencing token or lock
+	 * the call: the lock is taken inside the method's own {@code @Transactional}, whichever advisor comes first (a
+	 * proxy that cannot take the inner advice has it taken in the caller's transaction), or inside the caller's
+	 * transaction; with none, the call fails with Spring's {@code IllegalTransactionStateException} and the method
+	 * does not run. It waits, in the server's queue without polling, as long as {@link #retries()} with their delays
+	 * would, at most {@link #maxWait()}; with no retries it only tries. {@link #onFailure()} applies as for any lock,
+	 * and the key prefix is put before the keys. It has no lease, fencing token or lock
 	 * ID, so {@link #timeout()}, {@link #autoRenew()}, {@link #holdAtLeast()}, {@link #shared()} and {@link #period()}
 	 * cannot be set with it, and the method must return a plain value or {@code Optional} (the transaction is the
 	 * thread's), not a future, a publisher or a {@code suspend} result; each of these fails startup naming the method.

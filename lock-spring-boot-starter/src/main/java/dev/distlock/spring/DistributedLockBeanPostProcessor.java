@@ -7,10 +7,13 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Advisor;
+import org.springframework.aop.TargetSource;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AdvisedSupport;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.interceptor.AsyncExecutionInterceptor;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -33,7 +36,8 @@ import dev.distlock.core.LockTemplate;
  * It always goes after {@code @Async}'s advisor, so an {@code @Async} method's lock covers its body on the executor
  * thread.
  * A {@link DistributedLock#transactionScoped() transaction-scoped} lock, which must be taken inside the transaction,
- * is taken by a second advisor that goes after all others, so inside {@code @Transactional} whatever the order above.
+ * is taken by a second advisor that goes after all others of the bean's proxy, so inside its {@code @Transactional}
+ * whatever the order above.
  * Once all singletons exist, every annotated method's definition is built, so a bad key expression or attribute
  * fails startup naming the method: for the beans created so far, and for lazy and prototype beans, whose classes are
  * read from their bean definitions without creating them.
@@ -54,8 +58,6 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	private final Set<Class<?>> lockedClasses = ConcurrentHashMap.newKeySet();
 
 	private DistributedLockInterceptor interceptor;
-
-	private @Nullable Advisor transactionScopedAdvisor;
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -92,40 +94,49 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		this.interceptor = new DistributedLockInterceptor(template, new EmbeddedValueResolver(configurable),
 				beanReferences ? new BeanFactoryResolver(beanFactory) : null, beanFactory);
 		this.advisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(), interceptor);
-		this.transactionScopedAdvisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(true),
-				interceptor.transactionScoped());
 	}
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		Object result = super.postProcessAfterInitialization(bean, beanName);
-		if (isEligible(bean, beanName)) {
+		// An existing JDK proxy is advised by its target class, which isEligible(bean) does not look at.
+		if (isEligible(bean, beanName) || (result instanceof Advised advised && advised.indexOf(this.advisor) >= 0)) {
 			Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
 			lockedClasses.add(targetClass);
 			if (result instanceof Advised advised) {
 				moveInsideAsync(advised);
+				addTransactionScoped(advised, targetClass);
 			}
-			addTransactionScoped(result, targetClass, beanName);
 		}
 		return result;
 	}
 
 	/**
-	 * Adds the transaction-scoped locks' advisor last, inside every other advice (a transaction's included), when the
-	 * class has such a method. The outer lock advice lets those methods through, so a proxy that cannot take the
-	 * advisor fails here rather than run them unlocked.
+	 * Adds the transaction-scoped locks' advisor last, inside every other advice (a transaction's included), to a
+	 * proxy that carries the lock advisor over the bean itself, when the class has such a method. Where it is not
+	 * added (a frozen proxy, a proxy without a target, whose last advice is the call itself, a proxy around another
+	 * proxy), the outer lock advice takes those locks itself, in the transaction active there.
 	 */
-	private void addTransactionScoped(Object proxy, Class<?> targetClass, String beanName) {
-		Advisor inner = this.transactionScopedAdvisor;
-		if (inner == null || !hasTransactionScoped(targetClass)) {
+	private void addTransactionScoped(Advised advised, Class<?> targetClass) {
+		Advisor inner = interceptor.transactionScopedAdvisor();
+		if (advised.isFrozen() || advised.indexOf(this.advisor) < 0 || advised.indexOf(inner) >= 0
+				|| advised.getTargetSource() == AdvisedSupport.EMPTY_TARGET_SOURCE
+				|| AopUtils.isAopProxy(targetOf(advised)) || !hasTransactionScoped(targetClass)) {
 			return;
 		}
-		if (!(proxy instanceof Advised advised) || advised.isFrozen()) {
-			throw new IllegalStateException("Bean '" + beanName + "' has transactionScoped @DistributedLock methods, "
-					+ "but its proxy is frozen or not Spring AOP's, so their lock advice cannot be added");
+		advised.addAdvisor(inner);
+	}
+
+	private static @Nullable Object targetOf(Advised advised) {
+		TargetSource source = advised.getTargetSource();
+		if (!source.isStatic()) {
+			return null;
 		}
-		if (advised.indexOf(inner) < 0) {
-			advised.addAdvisor(inner);
+		try {
+			return source.getTarget();
+		}
+		catch (Exception ex) {
+			return null;
 		}
 	}
 

@@ -14,7 +14,11 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.expression.BeanResolver;
@@ -42,6 +46,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	private final Map<MethodClassKey, LockDefinition> definitions = new ConcurrentHashMap<>();
 
 	private final @Nullable BeanFactory beanFactory;
+
+	private final @Nullable SingletonSupplier<TransactionScopedLocking> transactionScopedLocking;
+
+	private final Advisor transactionScopedAdvisor;
 
 	/**
 	 * An interceptor taking locks through the template.
@@ -76,6 +84,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		this.template = SingletonSupplier.of(template);
 		this.factory = new LockDefinitionFactory(parser, valueResolver, beanResolver);
 		this.beanFactory = beanFactory;
+		this.transactionScopedLocking = beanFactory == null ? null
+				: SingletonSupplier.of(() -> new TransactionScopedLocking(beanFactory));
+		this.transactionScopedAdvisor = new DefaultPointcutAdvisor(new DistributedLockPointcut(true),
+				(MethodInterceptor) this::invokeInnerTransactionScoped);
 	}
 
 	@Override
@@ -85,9 +97,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		LockDefinition definition = definition(invocation.getMethod(), AopUtils.getTargetClass(target));
-		if (definition == null || definition.transactionScoped()) {
-			// A transaction-scoped lock is taken by the advice inside the transaction's: transactionScoped().
+		if (definition == null) {
 			return invocation.proceed();
+		}
+		if (definition.transactionScoped()) {
+			return invokeOuterTransactionScoped(invocation, target, definition);
 		}
 		List<String> keys = definition.keys().evaluate(target, invocation.getArguments());
 		LockTemplate locks = template.get();
@@ -114,35 +128,65 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * The advice that takes {@link DistributedLock#transactionScoped() transaction-scoped} locks, to go inside the
-	 * transaction's advice (the other locks are taken by this interceptor, outside it by default).
+	 * The advisor that takes {@link DistributedLock#transactionScoped() transaction-scoped} locks, to go inside the
+	 * transaction's advice, after every other advisor of a proxy (the other locks are taken by this interceptor,
+	 * outside the transaction by default).
 	 */
-	MethodInterceptor transactionScoped() {
-		return this::invokeTransactionScoped;
+	Advisor transactionScopedAdvisor() {
+		return transactionScopedAdvisor;
 	}
 
-	private @Nullable Object invokeTransactionScoped(MethodInvocation invocation) throws Throwable {
+	/**
+	 * A transaction-scoped method met by the outer advice: its lock is left to the inner advisor when that comes
+	 * later in the same proxy's chain, and taken here otherwise (needing a transaction already active), so it never
+	 * runs without its lock whatever the proxy looks like.
+	 */
+	private @Nullable Object invokeOuterTransactionScoped(MethodInvocation invocation, Object target,
+			LockDefinition definition) throws Throwable {
+		if (invocation instanceof ProxyMethodInvocation proxied && proxied.getProxy() instanceof Advised advised) {
+			Advisor[] advisors = advised.getAdvisors();
+			int outer = -1;
+			for (int i = 0; i < advisors.length; i++) {
+				if (advisors[i].getAdvice() == this && outer < 0) {
+					outer = i;
+				}
+				else if (advisors[i] == transactionScopedAdvisor && outer >= 0) {
+					return invocation.proceed();
+				}
+			}
+		}
+		return invokeTransactionScoped(invocation, target, definition);
+	}
+
+	private @Nullable Object invokeInnerTransactionScoped(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		LockDefinition definition = target == null ? null
 				: definition(invocation.getMethod(), AopUtils.getTargetClass(target));
-		if (definition == null || !definition.transactionScoped()) {
+		if (target == null || definition == null || !definition.transactionScoped()) {
 			return invocation.proceed();
 		}
+		return invokeTransactionScoped(invocation, target, definition);
+	}
+
+	private @Nullable Object invokeTransactionScoped(MethodInvocation invocation, Object target,
+			LockDefinition definition) throws Throwable {
+		LockTemplate locks = template.get();
 		List<String> keys = definition.keys().evaluate(target, invocation.getArguments());
+		List<String> stored = keys.stream().map(key -> locks.keyPrefix() + key).toList();
 		long start = System.nanoTime();
 		// definition() refused a transaction-scoped lock without a bean factory.
-		BeanFactory factory = Objects.requireNonNull(beanFactory);
-		if (!TransactionScopedLocking.lock(definition.method(), factory, keys, definition.options())) {
+		String missed = Objects.requireNonNull(transactionScopedLocking).obtain().lock(stored, definition.options());
+		if (missed != null) {
 			if (definition.options().onFailure() == FailureMode.SKIP) {
 				if (logger.isDebugEnabled()) {
-					logger.debug("Skipped " + MethodNames.describe(definition.method()) + ": transaction-scoped lock "
-							+ keys + " is held by another transaction");
+					logger.debug("Skipped " + MethodNames.describe(definition.method()) + ": transaction-scoped lock '"
+							+ missed + "' is held by another transaction");
 				}
 				return definition.skippedResult();
 			}
-			String key = keys.size() == 1 ? keys.get(0) : keys.toString();
-			throw new LockAcquisitionException(key, "Transaction-scoped lock " + keys + " is held by another "
-					+ "transaction", 1, Duration.ofNanos(System.nanoTime() - start), null);
+			Duration waited = Duration.ofNanos(System.nanoTime() - start);
+			throw new LockAcquisitionException(missed, "Transaction-scoped lock '" + missed + "' is held by another "
+					+ "transaction; waited " + waited.toMillis() + " ms", 1, waited, null);
 		}
 		return invocation.proceed();
 	}

@@ -9,7 +9,9 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.function.SingletonSupplier;
 
+import dev.distlock.core.LockAcquisitionException;
 import dev.distlock.core.LockOptions;
 import dev.distlock.jdbc.TransactionScopedLocks;
 
@@ -23,7 +25,10 @@ final class TransactionScopedLocking {
 	private static final boolean jdbcPresent = ClassUtils.isPresent("dev.distlock.jdbc.TransactionScopedLocks",
 			TransactionScopedLocking.class.getClassLoader());
 
-	private TransactionScopedLocking() {
+	private final SingletonSupplier<TransactionScopedLocks> locks;
+
+	TransactionScopedLocking(BeanFactory beanFactory) {
+		this.locks = SingletonSupplier.of(() -> beanFactory.getBean(TransactionScopedLocks.class));
 	}
 
 	/**
@@ -34,14 +39,10 @@ final class TransactionScopedLocking {
 	static void check(Method method, BeanFactory beanFactory) {
 		if (!jdbcPresent) {
 			throw new LockAnnotationException(method, "a transactionScoped lock is PostgreSQL's pg_advisory_xact_lock, "
-					+ "taken by dev.distlock:lock-jdbc; add it to the class path", null);
+					+ "taken by dev.distlock:lock-jdbc; add it (and spring-jdbc) to the class path", null);
 		}
-		locks(method, beanFactory);
-	}
-
-	private static TransactionScopedLocks locks(Method method, BeanFactory beanFactory) {
 		try {
-			return beanFactory.getBean(TransactionScopedLocks.class);
+			beanFactory.getBean(TransactionScopedLocks.class);
 		}
 		catch (NoSuchBeanDefinitionException ex) {
 			throw new LockAnnotationException(method, "a transactionScoped lock needs one TransactionScopedLocks bean "
@@ -53,40 +54,44 @@ final class TransactionScopedLocking {
 	/**
 	 * Takes every key's lock in the current transaction, in sorted order, waiting {@link #waitOf(LockOptions)} in
 	 * all.
-	 * @return whether the transaction holds them all; when not, the ones taken stay held until it ends
+	 * @param keys the keys, the template's prefix included
+	 * @return null when the transaction holds them all, else the first key it could not have (those taken before it
+	 * stay held until the transaction ends)
+	 * @throws LockAcquisitionException if the thread is interrupted, with the flag kept
+	 * @throws org.springframework.transaction.IllegalTransactionStateException if no transaction is active
 	 */
-	static boolean lock(Method method, BeanFactory beanFactory, List<String> keys, LockOptions options) {
-		TransactionScopedLocks locks = locks(method, beanFactory);
+	String lock(List<String> keys, LockOptions options) {
+		TransactionScopedLocks transactionLocks = locks.obtain();
 		Duration wait = waitOf(options);
 		long deadline = System.nanoTime() + Math.min(wait.toNanos(), Long.MAX_VALUE / 4);
 		for (String key : new TreeSet<>(keys)) {
 			Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-			if (!locks.lock(key, left)) {
-				return false;
+			if (!transactionLocks.lock(key, left)) {
+				return key;
 			}
 		}
-		return true;
+		return null;
 	}
 
 	/**
 	 * How long the lock may be waited for: as long as the retries would wait with their delays, and at most
-	 * {@code maxWait}; nothing without retries.
+	 * {@code maxWait}; nothing without retries. A few steps whatever the retries: once the delay stops growing, the
+	 * rest is one multiplication.
 	 */
 	static Duration waitOf(LockOptions options) {
-		Duration cap = options.maxWait() != null ? options.maxWait() : LockOptions.MAX_DURATION;
-		long capMillis = cap.toMillis();
-		long maxDelay = options.effectiveMaxDelay().toMillis();
+		long capMillis = (options.maxWait() != null ? options.maxWait() : LockOptions.MAX_DURATION).toMillis();
 		BackOffExecution delays = options.backOff().start();
 		long total = 0;
+		long previous = -1;
 		for (long retry = 0; retry < options.retries() && total < capMillis; retry++) {
-			long delay = Math.min(delays.nextBackOff(), maxDelay);
-			if (delay >= maxDelay) {
-				// Every later delay is the cap: the rest in one step.
+			long delay = Math.max(1, delays.nextBackOff());
+			if (delay == previous) {
+				// Every later delay is this one (the cap, or a delay the multiplier no longer grows).
 				long rest = options.retries() - retry;
-				total = rest > (capMillis - total) / Math.max(1, delay) ? capMillis : total + rest * delay;
-				break;
+				return Duration.ofMillis(rest > (capMillis - total) / delay ? capMillis : total + rest * delay);
 			}
 			total += delay;
+			previous = delay;
 		}
 		return Duration.ofMillis(Math.min(total, capMillis));
 	}

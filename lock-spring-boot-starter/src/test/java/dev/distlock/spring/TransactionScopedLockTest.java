@@ -182,6 +182,81 @@ class TransactionScopedLockTest {
 	}
 
 	@Test
+	void onAnInterfaceProxyTheLockIsStillTakenInsideTheMethodsTransaction() {
+		runner.withPropertyValues("spring.aop.proxy-target-class=false")
+			.withUserConfiguration(InterfaceConfig.class)
+			.run(context -> {
+				Ledger ledger = context.getBean(Ledger.class);
+				assertThat(org.springframework.aop.support.AopUtils.isJdkDynamicProxy(ledger)).isTrue();
+				assertThat(ledger.post(14L)).as("the key's lock, held by the transaction's own backend").isEqualTo(1);
+				assertThatThrownBy(() -> ledger.postOutsideATransaction(14L))
+					.isInstanceOf(IllegalTransactionStateException.class);
+				assertThat(advisoryLocksHeld(context.getBean(DataSource.class), "account:14")).isZero();
+			});
+	}
+
+	@Test
+	void aProxyWithoutTheInnerAdvisorTakesTheLockInTheOuterAdviceAndNeverRunsTheMethodUnlocked() {
+		runner.withUserConfiguration(AccountsConfig.class).run(context -> {
+			DataSource dataSource = context.getBean(DataSource.class);
+			// The lock advice alone, as on a proxy that could not take the inner advisor.
+			org.springframework.aop.framework.ProxyFactory factory = new org.springframework.aop.framework.ProxyFactory(
+					new Accounts(dataSource));
+			factory.setProxyTargetClass(true);
+			factory.addAdvice(new DistributedLockInterceptor(() -> context.getBean(dev.distlock.core.LockTemplate.class),
+					null, null, context.getBeanFactory()));
+			Accounts accounts = (Accounts) factory.getProxy();
+			org.springframework.transaction.support.TransactionTemplate tx = new org.springframework.transaction.support.TransactionTemplate(
+					context.getBean(PlatformTransactionManager.class));
+			tx.executeWithoutResult(status -> accounts.settleOutsideATransaction(15L));
+			assertThat(accounts.settled()).isEqualTo(1);
+			assertThatThrownBy(() -> accounts.settleOutsideATransaction(15L))
+				.isInstanceOf(IllegalTransactionStateException.class);
+			assertThat(accounts.settled()).isEqualTo(1);
+			// Held by the transaction of the TransactionTemplate while the body ran: the inner call saw it.
+			tx.executeWithoutResult(status -> assertThat(accounts.trySettleHeld(16L)).isEqualTo(1));
+			assertThat(advisoryLocksHeld(dataSource, "account:16")).isZero();
+		});
+	}
+
+	@Test
+	void theKeyPrefixIsPartOfTheLockedKey() {
+		runner.withUserConfiguration(AccountsConfig.class)
+			.withPropertyValues("distributed-lock.key-prefix=shop:")
+			.run(context -> {
+				Accounts accounts = context.getBean(Accounts.class);
+				assertThat(accounts.heldDuring(17L, "shop:account:17")).isEqualTo(1);
+				assertThat(accounts.heldDuring(17L, "account:17")).isZero();
+			});
+	}
+
+	@Test
+	void anInterruptedCallerSendsNothingAndKeepsTheFlag() {
+		runner.withUserConfiguration(AccountsConfig.class).run(context -> {
+			Accounts accounts = context.getBean(Accounts.class);
+			Thread.currentThread().interrupt();
+			try {
+				assertThatThrownBy(() -> accounts.settle(18L)).isInstanceOf(LockAcquisitionException.class)
+					.hasMessageContaining("interrupted");
+				assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			assertThat(accounts.settled()).isZero();
+		});
+	}
+
+	@Test
+	void everyLeaseAttributeAndEveryResultOfAnotherThreadFailsStartupNamingTheMethod() {
+		for (Class<?> config : List.of(WithHold.class, WithShared.class, WithPeriod.class, WithMono.class)) {
+			runner.withUserConfiguration(config).run(context -> assertThat(cause(context.getStartupFailure()))
+				.isInstanceOf(LockAnnotationException.class)
+				.hasMessageContaining("transactionScoped"));
+		}
+	}
+
+	@Test
 	void theWaitIsTheRetriesDelaysCappedByMaxWait() {
 		LockOptions base = LockOptions.builder().delay(Duration.ofMillis(50)).build();
 		assertThat(TransactionScopedLocking.waitOf(base.toBuilder().retries(0).build())).isZero();
@@ -199,6 +274,12 @@ class TransactionScopedLockTest {
 			.backoffMultiplier(2)
 			.retries(5)
 			.build())).isEqualTo(Duration.ofMillis(2500));
+		// A 1 ms delay that a multiplier cannot grow (whole milliseconds) and 2^31 - 1 retries, worked out at once.
+		assertThat(TransactionScopedLocking.waitOf(LockOptions.builder()
+			.delay(Duration.ofMillis(1))
+			.backoffMultiplier(1.5)
+			.retries(Integer.MAX_VALUE)
+			.build())).isEqualTo(Duration.ofMillis(Integer.MAX_VALUE));
 	}
 
 	/** The startup failure's first {@link LockAnnotationException}. */
@@ -298,6 +379,17 @@ class TransactionScopedLockTest {
 			body("account:" + id);
 		}
 
+		@DistributedLock(key = "'account:' + #id", transactionScoped = true)
+		public int trySettleHeld(long id) {
+			return held("account:" + id);
+		}
+
+		@Transactional
+		@DistributedLock(key = "'account:' + #id", transactionScoped = true)
+		public int heldDuring(long id, String storedKey) {
+			return held(storedKey);
+		}
+
 		@Transactional
 		@DistributedLock(keys = { "'account:' + #to", "'account:' + #from" }, transactionScoped = true)
 		public int transfer(long from, long to) {
@@ -351,6 +443,130 @@ class TransactionScopedLockTest {
 		@Bean
 		PlatformTransactionManager transactionManager(DataSource dataSource) {
 			return new DataSourceTransactionManager(dataSource);
+		}
+
+	}
+
+	/** A ledger behind an interface, for JDK proxies. */
+	public interface Ledger {
+
+		int post(long id);
+
+		void postOutsideATransaction(long id);
+
+	}
+
+	static class JdbcLedger implements Ledger {
+
+		private final JdbcTemplate jdbc;
+
+		JdbcLedger(DataSource dataSource) {
+			this.jdbc = new JdbcTemplate(dataSource);
+		}
+
+		@Override
+		@Transactional
+		@DistributedLock(key = "'account:' + #id", transactionScoped = true)
+		public int post(long id) {
+			long advisory = TransactionScopedLocks.advisoryKey("account:" + id);
+			return jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+					+ "AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = ?", Integer.class,
+					advisory);
+		}
+
+		@Override
+		@DistributedLock(key = "'account:' + #id", transactionScoped = true)
+		public void postOutsideATransaction(long id) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement(proxyTargetClass = false)
+	static class InterfaceConfig {
+
+		@Bean
+		Ledger ledger(DataSource dataSource) {
+			return new JdbcLedger(dataSource);
+		}
+
+		@Bean
+		PlatformTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
+	}
+
+	/** Transaction-scoped locks given what only leases have, or a result that outlives the call. */
+	static class HoldMisfit {
+
+		@DistributedLock(key = "'x'", transactionScoped = true, holdAtLeast = 1000)
+		public void withHold() {
+		}
+
+	}
+
+	static class SharedMisfit {
+
+		@DistributedLock(key = "'x'", transactionScoped = true, shared = true)
+		public void withShared() {
+		}
+
+	}
+
+	static class PeriodMisfit {
+
+		@DistributedLock(key = "'x'", transactionScoped = true, period = "1h")
+		public void withPeriod() {
+		}
+
+	}
+
+	static class MonoMisfit {
+
+		@DistributedLock(key = "'x'", transactionScoped = true)
+		public reactor.core.publisher.Mono<String> withMono() {
+			return reactor.core.publisher.Mono.just("x");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WithHold {
+
+		@Bean
+		HoldMisfit misfit() {
+			return new HoldMisfit();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WithShared {
+
+		@Bean
+		SharedMisfit misfit() {
+			return new SharedMisfit();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WithPeriod {
+
+		@Bean
+		PeriodMisfit misfit() {
+			return new PeriodMisfit();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WithMono {
+
+		@Bean
+		MonoMisfit misfit() {
+			return new MonoMisfit();
 		}
 
 	}
