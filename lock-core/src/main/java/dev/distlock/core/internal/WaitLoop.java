@@ -32,7 +32,9 @@ import dev.distlock.core.spi.Interrupts;
  * sleeps.
  * <p>Rules: {@code retries} is exact (at most {@code 1 + retries} attempts, whatever woke them), except that an
  * acquisition with a {@link Acquisition#longestWait()} shorter than the backoff's delay is tried again at least that
- * often (those attempts keep its place in the store and use up no retry); no wait outlasts {@code maxWait}; a thread
+ * often (those attempts keep its place in the store, use up no retry and are not counted in {@link #attempts()}, which
+ * is the first attempt and the retries: exactly {@code 1 + retries} when every retry is used up); no wait outlasts
+ * {@code maxWait}; a thread
  * interrupted before the first attempt sends nothing; an interrupt ends the wait with a
  * {@link LockAcquisitionException} and the flag kept; the acquisition is closed exactly once, with the flag cleared,
  * so its cleanup reaches the store.
@@ -55,7 +57,11 @@ public final class WaitLoop {
 
 	private @Nullable BackOffExecution backOff;
 
+	/** The first attempt and the retries made; not the attempts within a delay that keep an acquisition's place. */
 	private int attempts;
+
+	/** Every attempt, those that keep a place included. */
+	private int tries;
 
 	private long attemptNanos;
 
@@ -92,8 +98,9 @@ public final class WaitLoop {
 	 * @throws LockAcquisitionException if the thread is interrupted before the first attempt or while waiting
 	 */
 	public boolean next() {
+		boolean keepsPlace = false;
 		try {
-			if (attempts == 0) {
+			if (tries == 0) {
 				if (Thread.currentThread().isInterrupted()) {
 					throw new InterruptedException("interrupted before the first attempt");
 				}
@@ -103,6 +110,8 @@ public final class WaitLoop {
 					return false;
 				}
 				awaitStep();
+				// Still within the retry's delay: this attempt only keeps the acquisition's place.
+				keepsPlace = waiting;
 			}
 		}
 		catch (InterruptedException ex) {
@@ -111,8 +120,11 @@ public final class WaitLoop {
 		}
 		// The first attempt starts as the loop does (the loop was just started; an earlier start is the safe side for a
 		// lease counted from it): one clock read fewer on every call.
-		attemptNanos = attempts == 0 ? startNanos : nanoClock.getAsLong();
-		attempts++;
+		attemptNanos = tries == 0 ? startNanos : nanoClock.getAsLong();
+		tries++;
+		if (!keepsPlace) {
+			attempts++;
+		}
 		return true;
 	}
 
@@ -161,7 +173,10 @@ public final class WaitLoop {
 		return startNanos;
 	}
 
-	/** How many attempts were made so far. */
+	/**
+	 * How many attempts were made so far: the first and the retries, as {@code retries} counts them; the attempts
+	 * within a retry's delay that keep an acquisition's place (its {@link Acquisition#longestWait()}) are not counted.
+	 */
 	public int attempts() {
 		return attempts;
 	}
