@@ -32,7 +32,8 @@ public class LockAcquisitionException extends DistributedLockException {
 	}
 
 	/**
-	 * How many attempts were made.
+	 * How many attempts were made: the first and the retries, not the attempts that only kept a waiter's place
+	 * within a delay.
 	 */
 	public int attempts() {
 		return attempts;

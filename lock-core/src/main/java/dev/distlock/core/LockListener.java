@@ -22,7 +22,8 @@ public interface LockListener {
 	/**
 	 * The acquisition begun by {@link #onAcquireStarted} ended, on the same thread.
 	 * @param outcome how it ended
-	 * @param attempts how many attempts it made, a failing one included
+	 * @param attempts how many attempts it made, a failing one included: the first and the retries (not the attempts
+	 * that only keep a waiter's place within a delay, {@link dev.distlock.core.spi.Acquisition#longestWait()})
 	 * @param waited how long it took
 	 */
 	default void onAcquireEnded(LockAttempt attempt, LockAttempt.Outcome outcome, int attempts, Duration waited) {

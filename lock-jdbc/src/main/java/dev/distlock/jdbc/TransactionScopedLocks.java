@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -50,7 +51,9 @@ public final class TransactionScopedLocks {
 	 * Locks on the transactions of this DataSource; pass the same DataSource the transaction manager uses.
 	 */
 	public TransactionScopedLocks(DataSource dataSource) {
-		this.dataSource = dataSource;
+		// As the transaction managers do: they bind the proxy's target, whose bound connection the proxy hands out.
+		this.dataSource = dataSource instanceof TransactionAwareDataSourceProxy proxy
+				? proxy.getTargetDataSource() : dataSource;
 	}
 
 	/**
@@ -116,6 +119,11 @@ public final class TransactionScopedLocks {
 		while (true) {
 			long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
 			// lock_timeout takes at most Integer.MAX_VALUE ms (24.8 days): a longer wait is waited in such turns.
+			if (Thread.currentThread().isInterrupted()) {
+				throw new LockAcquisitionException(key, "Transaction-scoped lock on '" + key + "' not waited for: the "
+						+ "thread was interrupted (the flag is kept)", 1, Duration.ofNanos(System.nanoTime() - start),
+						null);
+			}
 			boolean granted = waitFor(key, advisory, Math.max(1, Math.min(left, Integer.MAX_VALUE)));
 			if (Thread.currentThread().isInterrupted()) {
 				// The driver cannot stop a statement for an interrupt: it is seen once the server's wait ends.

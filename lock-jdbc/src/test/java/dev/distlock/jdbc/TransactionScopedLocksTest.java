@@ -295,6 +295,20 @@ class TransactionScopedLocksTest {
 	}
 
 	@Test
+	void aTransactionAwareProxyOfTheTransactionsDataSourceLocksOnTheTransactionsConnection() {
+		TransactionScopedLocks onProxy = new TransactionScopedLocks(
+				new org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy(pool));
+		String key = key();
+		tx.executeWithoutResult(status -> {
+			assertThat(onProxy.tryLock(key)).isTrue();
+			Integer mine = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+					+ "pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = ? AND granted",
+					Integer.class, TransactionScopedLocks.advisoryKey(key));
+			assertThat(mine).isEqualTo(1);
+		});
+	}
+
+	@Test
 	void onMariaDbItRefusesWithATypedError() {
 		TestDatabase db = TestDatabase.MARIADB;
 		try (HikariDataSource maria = db.pool(db.jdbcUrl(db.port()), 2)) {

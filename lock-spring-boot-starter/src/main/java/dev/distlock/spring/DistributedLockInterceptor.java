@@ -15,6 +15,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Advisor;
+import org.springframework.aop.PointcutAdvisor;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
@@ -94,7 +95,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		if (target == null) {
-			return invocation.proceed();
+			return withoutTarget(invocation);
 		}
 		LockDefinition definition = definition(invocation.getMethod(), AopUtils.getTargetClass(target));
 		if (definition == null) {
@@ -143,6 +144,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 	 */
 	private @Nullable Object invokeOuterTransactionScoped(MethodInvocation invocation, Object target,
 			LockDefinition definition) throws Throwable {
+		if (advisedHere(target)) {
+			// The target is a proxy with this lock advice of its own, which takes the lock inside its transaction.
+			return invocation.proceed();
+		}
 		if (invocation instanceof ProxyMethodInvocation proxied && proxied.getProxy() instanceof Advised advised) {
 			Advisor[] advisors = advised.getAdvisors();
 			int outer = -1;
@@ -162,10 +167,37 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		Object target = invocation.getThis();
 		LockDefinition definition = target == null ? null
 				: definition(invocation.getMethod(), AopUtils.getTargetClass(target));
-		if (target == null || definition == null || !definition.transactionScoped()) {
+		if (target == null || definition == null || !definition.transactionScoped() || advisedHere(target)) {
 			return invocation.proceed();
 		}
 		return invokeTransactionScoped(invocation, target, definition);
+	}
+
+	/** Whether the target is itself a proxy carrying the lock advice: that proxy takes the lock, once. */
+	private static boolean advisedHere(Object target) {
+		if (target instanceof Advised advised) {
+			for (Advisor advisor : advised.getAdvisors()) {
+				if (advisor.getAdvice() instanceof DistributedLockInterceptor
+						|| (advisor instanceof PointcutAdvisor pointcut
+								&& pointcut.getPointcut() instanceof DistributedLockPointcut)) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * A call on a proxy without a target (an HTTP interface client, say): its last advice makes the call, and the
+	 * lock cannot be evaluated against a target, so an annotated method fails rather than run without its lock.
+	 */
+	private @Nullable Object withoutTarget(MethodInvocation invocation) throws Throwable {
+		Method method = invocation.getMethod();
+		if (DistributedLockPointcut.find(method, method.getDeclaringClass()) != null) {
+			throw new LockAnnotationException(method, "the proxy it is called on has no target (such as an HTTP "
+					+ "interface client), so it cannot be locked; lock a method of a bean that calls it", null);
+		}
+		return invocation.proceed();
 	}
 
 	private @Nullable Object invokeTransactionScoped(MethodInvocation invocation, Object target,

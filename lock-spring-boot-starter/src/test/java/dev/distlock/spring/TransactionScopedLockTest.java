@@ -220,6 +220,42 @@ class TransactionScopedLockTest {
 	}
 
 	@Test
+	void aProxyAroundTheLockedProxyLeavesTheLockToItInsteadOfTakingItTwice() {
+		runner.withUserConfiguration(AccountsConfig.class).run(context -> {
+			Accounts inner = context.getBean(Accounts.class);
+			// Another proxy with the lock advice, around the bean's own proxy (outer advice, transaction, inner advice).
+			org.springframework.aop.framework.ProxyFactory factory = new org.springframework.aop.framework.ProxyFactory(
+					inner);
+			factory.setProxyTargetClass(true);
+			factory.addAdvice(new DistributedLockInterceptor(() -> context.getBean(dev.distlock.core.LockTemplate.class),
+					null, null, context.getBeanFactory()));
+			Accounts wrapper = (Accounts) factory.getProxy();
+			// No transaction around the call: the wrapper must not try to lock; the bean's proxy locks inside its own.
+			wrapper.settle(19L);
+			assertThat(inner.settled()).isEqualTo(1);
+			assertThat(inner.heldByOwnBackend()).isEqualTo(1);
+			assertThat(advisoryLocksHeld(context.getBean(DataSource.class), "account:19")).isZero();
+		});
+	}
+
+	@Test
+	void aLockedMethodOnAProxyWithoutATargetFailsInsteadOfRunningUnlocked() {
+		runner.withUserConfiguration(AccountsConfig.class).run(context -> {
+			AtomicInteger calls = new AtomicInteger();
+			org.springframework.aop.framework.ProxyFactory factory = new org.springframework.aop.framework.ProxyFactory();
+			factory.addInterface(Ledger.class);
+			factory.addAdvice(new DistributedLockInterceptor(() -> context.getBean(dev.distlock.core.LockTemplate.class),
+					null, null, context.getBeanFactory()));
+			// The call itself, as an HTTP interface client's last advice makes it.
+			factory.addAdvice((org.aopalliance.intercept.MethodInterceptor) invocation -> calls.incrementAndGet());
+			Ledger client = (Ledger) factory.getProxy();
+			assertThatThrownBy(() -> client.postFromAnInterface(20L)).isInstanceOf(LockAnnotationException.class)
+				.hasMessageContaining("no target");
+			assertThat(calls).hasValue(0);
+		});
+	}
+
+	@Test
 	void theKeyPrefixIsPartOfTheLockedKey() {
 		runner.withUserConfiguration(AccountsConfig.class)
 			.withPropertyValues("distributed-lock.key-prefix=shop:")
@@ -453,6 +489,11 @@ class TransactionScopedLockTest {
 		int post(long id);
 
 		void postOutsideATransaction(long id);
+
+		@DistributedLock(key = "'account:' + #id", transactionScoped = true)
+		default int postFromAnInterface(long id) {
+			return 0;
+		}
 
 	}
 

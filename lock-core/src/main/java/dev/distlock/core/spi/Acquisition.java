@@ -30,7 +30,8 @@ public non-sealed interface Acquisition extends AutoCloseable, FirstAttempt {
 	/**
 	 * The longest one wait may last before the next attempt, for a store that keeps a waiter's place (a waiting mark,
 	 * a queue entry) only while attempts refresh it; null (the default) for no limit. The template then makes an
-	 * attempt at least this often, whatever the backoff says, without using up a retry.
+	 * attempt at least this often, whatever the backoff says, without using up a retry or counting it among the
+	 * attempts it reports.
 	 */
 	default @Nullable Duration longestWait() {
 		return null;

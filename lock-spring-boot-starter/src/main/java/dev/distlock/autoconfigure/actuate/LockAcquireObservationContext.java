@@ -48,7 +48,8 @@ public class LockAcquireObservationContext extends AbstractLockObservationContex
 	}
 
 	/**
-	 * How many attempts it made; 0 while it runs.
+	 * How many attempts it made (the first and the retries, not those that only kept a waiter's place); 0 while it
+	 * runs.
 	 */
 	public int getAttempts() {
 		return attempts;
