@@ -134,15 +134,8 @@ class TransactionScopedLocksTest {
 	void aWaitLongerThanLockTimeoutTakesIsWaitedAndGrantedWhenTheHolderCommits() throws Exception {
 		// PostgreSQL's lock_timeout stops at Integer.MAX_VALUE ms (24.8 days); 365 days is waited in turns of it.
 		String key = key();
-		CountDownLatch held = new CountDownLatch(1);
 		CountDownLatch commit = new CountDownLatch(1);
-		Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
-			assertThat(locks.tryLock(key)).isTrue();
-			held.countDown();
-			await(commit);
-		}));
-		holder.start();
-		await(held);
+		Thread holder = holdUntil(key, commit);
 		Thread releaser = new Thread(() -> {
 			awaitWaiter();
 			commit.countDown();
@@ -159,15 +152,8 @@ class TransactionScopedLocksTest {
 	@Test
 	void aStatementTimeoutShorterThanTheWaitDoesNotCutItShortAndIsKept() throws Exception {
 		String key = key();
-		CountDownLatch held = new CountDownLatch(1);
 		CountDownLatch commit = new CountDownLatch(1);
-		Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
-			assertThat(locks.tryLock(key)).isTrue();
-			held.countDown();
-			await(commit);
-		}));
-		holder.start();
-		await(held);
+		Thread holder = holdUntil(key, commit);
 		Thread releaser = new Thread(() -> {
 			awaitWaiter();
 			try {
@@ -208,6 +194,19 @@ class TransactionScopedLocksTest {
 					TransactionScopedLocks.advisoryKey(key));
 			assertThat(mine).isZero();
 		});
+	}
+
+	/** A transaction holding the key's lock until {@code commit} opens; returns once it holds it. */
+	private static Thread holdUntil(String key, CountDownLatch commit) {
+		CountDownLatch held = new CountDownLatch(1);
+		Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
+			assertThat(locks.tryLock(key)).isTrue();
+			held.countDown();
+			await(commit);
+		}));
+		holder.start();
+		await(held);
+		return holder;
 	}
 
 	/** Until a backend waits for an advisory lock, however long the machine takes. */

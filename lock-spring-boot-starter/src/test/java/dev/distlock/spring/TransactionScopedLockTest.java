@@ -159,11 +159,11 @@ class TransactionScopedLockTest {
 
 	@Test
 	void attributesOfALeaseAndResultsOfAnotherThreadFailStartupNamingTheMethod() {
-		runner.withUserConfiguration(WithLease.class).run(context -> assertThat(cause(context.getStartupFailure()))
+		runner.withBean(LeaseHolder.class).run(context -> assertThat(cause(context.getStartupFailure()))
 			.isInstanceOf(LockAnnotationException.class)
 			.hasMessageContaining("withTimeout")
 			.hasMessageContaining("remove timeout, autoRenew"));
-		runner.withUserConfiguration(WithFuture.class).run(context -> assertThat(cause(context.getStartupFailure()))
+		runner.withBean(FutureHolder.class).run(context -> assertThat(cause(context.getStartupFailure()))
 			.isInstanceOf(LockAnnotationException.class)
 			.hasMessageContaining("later")
 			.hasMessageContaining("not a CompletableFuture or CompletionStage"));
@@ -175,7 +175,7 @@ class TransactionScopedLockTest {
 			.withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class,
 					TransactionScopedLocksAutoConfiguration.class))
 			.withPropertyValues("distributed-lock.provider=in-memory")
-			.withUserConfiguration(WithoutDataSource.class)
+			.withBean(PlainHolder.class)
 			.run(context -> assertThat(cause(context.getStartupFailure()))
 				.isInstanceOf(LockAnnotationException.class)
 				.hasMessageContaining("TransactionScopedLocks bean"));
@@ -285,8 +285,8 @@ class TransactionScopedLockTest {
 
 	@Test
 	void everyLeaseAttributeAndEveryResultOfAnotherThreadFailsStartupNamingTheMethod() {
-		for (Class<?> config : List.of(WithHold.class, WithShared.class, WithPeriod.class, WithMono.class)) {
-			runner.withUserConfiguration(config).run(context -> assertThat(cause(context.getStartupFailure()))
+		for (Class<?> misfit : List.of(HoldMisfit.class, SharedMisfit.class, PeriodMisfit.class, MonoMisfit.class)) {
+			runner.withBean(misfit).run(context -> assertThat(cause(context.getStartupFailure()))
 				.isInstanceOf(LockAnnotationException.class)
 				.hasMessageContaining("transactionScoped"));
 		}
@@ -572,62 +572,12 @@ class TransactionScopedLockTest {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class WithHold {
-
-		@Bean
-		HoldMisfit misfit() {
-			return new HoldMisfit();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class WithShared {
-
-		@Bean
-		SharedMisfit misfit() {
-			return new SharedMisfit();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class WithPeriod {
-
-		@Bean
-		PeriodMisfit misfit() {
-			return new PeriodMisfit();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class WithMono {
-
-		@Bean
-		MonoMisfit misfit() {
-			return new MonoMisfit();
-		}
-
-	}
-
 	/** A transaction-scoped lock given a lease. */
 	static class LeaseHolder {
 
 		@Transactional
 		@DistributedLock(key = "'x'", transactionScoped = true, timeout = 1000, autoRenew = true)
 		public void withTimeout() {
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class WithLease {
-
-		@Bean
-		LeaseHolder leaseHolder() {
-			return new LeaseHolder();
 		}
 
 	}
@@ -642,32 +592,12 @@ class TransactionScopedLockTest {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class WithoutDataSource {
-
-		@Bean
-		PlainHolder plainHolder() {
-			return new PlainHolder();
-		}
-
-	}
-
 	/** A transaction-scoped lock on a method whose work ends on another thread. */
 	static class FutureHolder {
 
 		@DistributedLock(key = "'x'", transactionScoped = true)
 		public CompletableFuture<Void> later() {
 			return CompletableFuture.completedFuture(null);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class WithFuture {
-
-		@Bean
-		FutureHolder futureHolder() {
-			return new FutureHolder();
 		}
 
 	}
