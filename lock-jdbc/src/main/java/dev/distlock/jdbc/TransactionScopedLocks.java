@@ -69,8 +69,7 @@ public final class TransactionScopedLocks {
 	public boolean tryLock(String key) {
 		long advisory = advisoryKey(LockKeys.validate(key));
 		if (Thread.currentThread().isInterrupted()) {
-			throw new LockAcquisitionException(key, "Transaction-scoped lock on '" + key + "' not tried: the thread "
-					+ "was interrupted before it (the flag is kept)", 0, Duration.ZERO, null);
+			throw interrupted(key, "not tried: the thread was interrupted before it", 0, System.nanoTime());
 		}
 		return onTransactionConnection(key, connection -> {
 			try (PreparedStatement statement = connection.prepareStatement("SELECT pg_try_advisory_xact_lock(?)")) {
@@ -120,17 +119,13 @@ public final class TransactionScopedLocks {
 			long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
 			// lock_timeout takes at most Integer.MAX_VALUE ms (24.8 days): a longer wait is waited in such turns.
 			if (Thread.currentThread().isInterrupted()) {
-				throw new LockAcquisitionException(key, "Transaction-scoped lock on '" + key + "' not waited for: the "
-						+ "thread was interrupted (the flag is kept)", 1, Duration.ofNanos(System.nanoTime() - start),
-						null);
+				throw interrupted(key, "not waited for: the thread was interrupted", 1, start);
 			}
 			boolean granted = waitFor(key, advisory, Math.max(1, Math.min(left, Integer.MAX_VALUE)));
 			if (Thread.currentThread().isInterrupted()) {
 				// The driver cannot stop a statement for an interrupt: it is seen once the server's wait ends.
-				throw new LockAcquisitionException(key, "Transaction-scoped lock on '" + key + "': the thread was "
-						+ "interrupted while it waited (the flag is kept); " + (granted ? "the lock was granted and "
-								+ "ends with the transaction" : "the lock was not granted"),
-						1, Duration.ofNanos(System.nanoTime() - start), null);
+				throw interrupted(key, "waited for while the thread was interrupted; " + (granted
+						? "the lock was granted and ends with the transaction" : "the lock was not granted"), 1, start);
 			}
 			if (granted) {
 				return true;
@@ -139,6 +134,12 @@ public final class TransactionScopedLocks {
 				return false;
 			}
 		}
+	}
+
+	/** The error of an interrupted thread, whose flag is kept. */
+	private static LockAcquisitionException interrupted(String key, String what, int attempts, long startNanos) {
+		return new LockAcquisitionException(key, "Transaction-scoped lock on '" + key + "' " + what
+				+ " (the flag is kept)", attempts, Duration.ofNanos(System.nanoTime() - startNanos), null);
 	}
 
 	/**

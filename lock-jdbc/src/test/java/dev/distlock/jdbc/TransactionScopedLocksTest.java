@@ -136,11 +136,7 @@ class TransactionScopedLocksTest {
 		String key = key();
 		CountDownLatch commit = new CountDownLatch(1);
 		Thread holder = holdUntil(key, commit);
-		Thread releaser = new Thread(() -> {
-			awaitWaiter();
-			commit.countDown();
-		});
-		releaser.start();
+		Thread releaser = openOnceWaitedFor(commit, 0);
 		tx.executeWithoutResult(status -> {
 			assertThat(locks.lock(key, Duration.ofDays(365))).isTrue();
 			assertThat(jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("0");
@@ -154,18 +150,8 @@ class TransactionScopedLocksTest {
 		String key = key();
 		CountDownLatch commit = new CountDownLatch(1);
 		Thread holder = holdUntil(key, commit);
-		Thread releaser = new Thread(() -> {
-			awaitWaiter();
-			try {
-				// Longer than the waiter's statement_timeout, however fast or slow the machine.
-				Thread.sleep(600);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			commit.countDown();
-		});
-		releaser.start();
+		// Longer than the waiter's statement_timeout, however fast or slow the machine.
+		Thread releaser = openOnceWaitedFor(commit, 600);
 		tx.executeWithoutResult(status -> {
 			jdbc.execute("SET LOCAL statement_timeout = '200ms'");
 			assertThat(locks.lock(key, PATIENCE)).isTrue();
@@ -207,6 +193,22 @@ class TransactionScopedLocksTest {
 		holder.start();
 		await(held);
 		return holder;
+	}
+
+	/** A thread that opens {@code commit} once a backend has waited for an advisory lock at least {@code millis}. */
+	private static Thread openOnceWaitedFor(CountDownLatch commit, long millis) {
+		Thread releaser = new Thread(() -> {
+			awaitWaiter();
+			try {
+				Thread.sleep(millis);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			commit.countDown();
+		});
+		releaser.start();
+		return releaser;
 	}
 
 	/** Until a backend waits for an advisory lock, however long the machine takes. */

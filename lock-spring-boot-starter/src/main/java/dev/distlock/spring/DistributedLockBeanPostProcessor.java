@@ -1,6 +1,9 @@
 package dev.distlock.spring;
 
+import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -141,14 +144,14 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 	}
 
 	private static boolean hasTransactionScoped(Class<?> targetClass) {
-		DistributedLockPointcut pointcut = new DistributedLockPointcut(true);
-		Class<?> userClass = ClassUtils.getUserClass(targetClass);
-		for (var method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
-			if (pointcut.matches(method, userClass)) {
-				return true;
-			}
-		}
-		return false;
+		return !lockedMethods(ClassUtils.getUserClass(targetClass), new DistributedLockPointcut(true)).isEmpty();
+	}
+
+	/** The methods of a user class that the pointcut matches. */
+	private static List<Method> lockedMethods(Class<?> userClass, DistributedLockPointcut pointcut) {
+		return Arrays.stream(ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS))
+			.filter(method -> pointcut.matches(method, userClass))
+			.toList();
 	}
 
 	/**
@@ -186,10 +189,8 @@ public class DistributedLockBeanPostProcessor extends AbstractBeanFactoryAwareAd
 		classes.addAll(classesCreatedLater());
 		for (Class<?> lockedClass : classes) {
 			Class<?> userClass = ClassUtils.getUserClass(lockedClass);
-			for (var method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
-				if (pointcut.matches(method, userClass)) {
-					interceptor.validate(method, userClass);
-				}
+			for (Method method : lockedMethods(userClass, pointcut)) {
+				interceptor.validate(method, userClass);
 			}
 		}
 	}

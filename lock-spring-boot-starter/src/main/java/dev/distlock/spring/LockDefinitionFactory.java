@@ -2,10 +2,11 @@ package dev.distlock.spring;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
@@ -69,12 +70,7 @@ final class LockDefinitionFactory {
 	 * or hold, no shared mode, and the method must finish its work on that thread.
 	 */
 	private static void checkTransactionScoped(Method method, DistributedLock lock, LockDefinition.Kind kind) {
-		List<String> leaseOnly = new ArrayList<>();
-		addIf(leaseOnly, "timeout", lock.timeout() >= 0 || StringUtils.hasText(lock.timeoutString()));
-		addIf(leaseOnly, "holdAtLeast", lock.holdAtLeast() >= 0 || StringUtils.hasText(lock.holdAtLeastString()));
-		addIf(leaseOnly, "autoRenew", lock.autoRenew() || StringUtils.hasText(lock.autoRenewString()));
-		addIf(leaseOnly, "shared", lock.shared());
-		addIf(leaseOnly, "period", StringUtils.hasText(lock.period()));
+		List<String> leaseOnly = setAmong(lock, "timeout", "holdAtLeast", "autoRenew", "shared", "period");
 		if (!leaseOnly.isEmpty()) {
 			throw new LockAnnotationException(method, "a transactionScoped lock is held until the transaction ends, "
 					+ "with no lease and no shared mode; remove " + String.join(", ", leaseOnly), null);
@@ -101,18 +97,8 @@ final class LockDefinitionFactory {
 		if (length.getNano() % 1_000_000 != 0) {
 			throw new LockAnnotationException(method, "period must be whole milliseconds, was " + length, null);
 		}
-		List<String> decided = new ArrayList<>();
-		addIf(decided, "timeout", lock.timeout() >= 0 || StringUtils.hasText(lock.timeoutString()));
-		addIf(decided, "holdAtLeast", lock.holdAtLeast() >= 0 || StringUtils.hasText(lock.holdAtLeastString()));
-		addIf(decided, "autoRenew", lock.autoRenew() || StringUtils.hasText(lock.autoRenewString()));
-		addIf(decided, "retries", lock.retries() >= 0 || StringUtils.hasText(lock.retriesString()));
-		addIf(decided, "delay", lock.delay() >= 0 || StringUtils.hasText(lock.delayString()));
-		addIf(decided, "backoffMultiplier",
-				lock.backoffMultiplier() >= 0 || StringUtils.hasText(lock.backoffMultiplierString()));
-		addIf(decided, "maxDelay", lock.maxDelay() >= 0 || StringUtils.hasText(lock.maxDelayString()));
-		addIf(decided, "maxWait", lock.maxWait() >= 0 || StringUtils.hasText(lock.maxWaitString()));
-		addIf(decided, "onFailureString", StringUtils.hasText(lock.onFailureString()));
-		addIf(decided, "shared", lock.shared());
+		List<String> decided = setAmong(lock, "timeout", "holdAtLeast", "autoRenew", "retries", "delay",
+				"backoffMultiplier", "maxDelay", "maxWait", "onFailureString", "shared");
 		if (!decided.isEmpty()) {
 			throw new LockAnnotationException(method, "period decides the lease (to the period's end), the minimum "
 					+ "hold, renewal (none), waiting (none) and the failure mode (skip) itself; remove "
@@ -121,10 +107,24 @@ final class LockDefinitionFactory {
 		return new LockPeriod(length);
 	}
 
-	private static void addIf(List<String> names, String name, boolean set) {
-		if (set) {
-			names.add(name);
-		}
+	/** Whether each attribute named in errors is set on an annotation (its numeric or its String form). */
+	private static final Map<String, Predicate<DistributedLock>> ATTRIBUTE_SET = Map.ofEntries(
+			Map.entry("timeout", lock -> lock.timeout() >= 0 || StringUtils.hasText(lock.timeoutString())),
+			Map.entry("holdAtLeast", lock -> lock.holdAtLeast() >= 0 || StringUtils.hasText(lock.holdAtLeastString())),
+			Map.entry("autoRenew", lock -> lock.autoRenew() || StringUtils.hasText(lock.autoRenewString())),
+			Map.entry("retries", lock -> lock.retries() >= 0 || StringUtils.hasText(lock.retriesString())),
+			Map.entry("delay", lock -> lock.delay() >= 0 || StringUtils.hasText(lock.delayString())),
+			Map.entry("backoffMultiplier",
+					lock -> lock.backoffMultiplier() >= 0 || StringUtils.hasText(lock.backoffMultiplierString())),
+			Map.entry("maxDelay", lock -> lock.maxDelay() >= 0 || StringUtils.hasText(lock.maxDelayString())),
+			Map.entry("maxWait", lock -> lock.maxWait() >= 0 || StringUtils.hasText(lock.maxWaitString())),
+			Map.entry("onFailureString", lock -> StringUtils.hasText(lock.onFailureString())),
+			Map.entry("shared", DistributedLock::shared),
+			Map.entry("period", lock -> StringUtils.hasText(lock.period())));
+
+	/** The attributes among {@code names} that the annotation sets, in the order given. */
+	private static List<String> setAmong(DistributedLock lock, String... names) {
+		return Arrays.stream(names).filter(name -> ATTRIBUTE_SET.get(name).test(lock)).toList();
 	}
 
 	private LockOptions options(Method method, DistributedLock lock, LockOptions defaults, boolean periodic) {
